@@ -1,0 +1,316 @@
+//! The notation of RULES.md: points (`e3`), steps (`d3e3a`, `d2e3`), turns (`e2e3a,e3d4w`)
+//! and positions (`BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1`).
+//!
+//! Formatting then parsing gives back exactly the same value, and parsing rejects malformed
+//! text with an error that says what is wrong and where.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{FenError, ParseError};
+use crate::geometry::{Bitboard, Direction, HEIGHT, Point, WIDTH};
+use crate::moves::{Action, ByColor, Color, MAX_TURN_STEPS, Step, StepKind, Turn};
+use crate::position::{Position, Setup};
+
+/// The start position in notation.
+pub const START_FEN: &str = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1";
+
+impl FromStr for Point {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Point, ParseError> {
+        let err = |reason| ParseError::Point { text: s.to_string(), reason };
+        let b = s.as_bytes();
+        if b.len() != 2 {
+            return Err(err("a point is a column letter a-i then a row digit 1-5, like e3"));
+        }
+        if !(b'a'..=b'i').contains(&b[0]) {
+            return Err(err("the column must be a letter a-i"));
+        }
+        if !(b'1'..=b'5').contains(&b[1]) {
+            return Err(err("the row must be a digit 1-5"));
+        }
+        Point::new((b[0] - b'a') as usize, (b[1] - b'1') as usize)
+            .ok_or_else(|| err("off the board"))
+    }
+}
+
+impl fmt::Display for StepKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StepKind::Paika => "",
+            StepKind::Approach => "a",
+            StepKind::Withdrawal => "w",
+        })
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", self.from(), self.to(), self.kind())
+    }
+}
+
+impl FromStr for Step {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Step, ParseError> {
+        let err = |reason: String| ParseError::Step { text: s.to_string(), reason };
+        if !s.is_ascii() || !(4..=5).contains(&s.len()) {
+            return Err(err(
+                "a step is origin, destination and for a capture 'a' or 'w', like d3e3a or d2e3"
+                    .into(),
+            ));
+        }
+        let from: Point = s[0..2].parse().map_err(|e| err(format!("origin: {e}")))?;
+        let to: Point = s[2..4].parse().map_err(|e| err(format!("destination: {e}")))?;
+        let kind = match &s[4..] {
+            "" => StepKind::Paika,
+            "a" => StepKind::Approach,
+            "w" => StepKind::Withdrawal,
+            other => {
+                return Err(err(format!(
+                    "capture kind must be 'a' (approach) or 'w' (withdrawal), found {other:?}"
+                )));
+            }
+        };
+        let dir = Direction::between(from, to)
+            .ok_or_else(|| err(format!("{from} and {to} are not adjacent along a line")))?;
+        Step::new(from, dir, kind).ok_or_else(|| err("no such line".into()))
+    }
+}
+
+impl fmt::Display for Action {
+    /// A step in step notation; ending a chain is written `end`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Step(s) => fmt::Display::fmt(s, f),
+            Action::EndTurn => f.write_str("end"),
+        }
+    }
+}
+
+impl FromStr for Action {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Action, ParseError> {
+        if s == "end" { Ok(Action::EndTurn) } else { s.parse().map(Action::Step) }
+    }
+}
+
+impl fmt::Display for Turn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.steps().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            fmt::Display::fmt(s, f)?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Turn {
+    type Err = ParseError;
+
+    /// Parses the steps only; whether they form a legal turn is checked when it is played.
+    fn from_str(s: &str) -> Result<Turn, ParseError> {
+        let mut turn = Turn::empty();
+        for (index, part) in s.split(',').enumerate() {
+            if index >= MAX_TURN_STEPS {
+                return Err(ParseError::TurnTooLong { text: s.to_string() });
+            }
+            let step: Step = part.parse().map_err(|e| ParseError::Turn {
+                text: s.to_string(),
+                index,
+                source: Box::new(e),
+            })?;
+            turn.push(step);
+        }
+        Ok(turn)
+    }
+}
+
+/// The position in notation. A chain in progress is not part of the notation.
+pub fn format_position(pos: &Position) -> String {
+    let mut out = String::with_capacity(64);
+    for y in (0..HEIGHT).rev() {
+        let mut run = 0;
+        for x in 0..WIDTH {
+            let Some(p) = Point::new(x, y) else { continue };
+            match pos.color_at(p) {
+                None => run += 1,
+                Some(c) => {
+                    if run > 0 {
+                        out.push(char::from(b'0' + run));
+                        run = 0;
+                    }
+                    out.push(if c == Color::White { 'W' } else { 'B' });
+                }
+            }
+        }
+        if run > 0 {
+            out.push(char::from(b'0' + run));
+        }
+        if y > 0 {
+            out.push('/');
+        }
+    }
+    let side = if pos.side_to_move() == Color::White { 'w' } else { 'b' };
+    out.push_str(&format!(" {side} {} {}", pos.no_capture_turns(), pos.turn_number()));
+    out
+}
+
+/// Parse a position string (RULES.md, Notation). The last two fields may be omitted.
+pub fn parse_position(text: &str) -> Result<Position, ParseError> {
+    parse_fen(text).map_err(|error| ParseError::Position { text: text.to_string(), error })
+}
+
+fn parse_fen(text: &str) -> Result<Position, FenError> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.is_empty() {
+        return Err(FenError::Empty);
+    }
+    if fields.len() != 2 && fields.len() != 4 {
+        return Err(FenError::FieldCount { found: fields.len() });
+    }
+    let placement = fields[0];
+    let rows: Vec<&str> = placement.split('/').collect();
+    if rows.len() != HEIGHT {
+        return Err(FenError::RowCount { found: rows.len() });
+    }
+    // 1-based offset of the placement field within the text, for error positions.
+    let base = text.len() - text.trim_start().len() + 1;
+    let mut stones = ByColor([Bitboard::EMPTY; 2]);
+    let mut offset = base;
+    for (i, row_text) in rows.iter().enumerate() {
+        let y = HEIGHT - 1 - i;
+        let row = y + 1;
+        let mut x = 0usize;
+        for ch in row_text.chars() {
+            match ch {
+                'W' | 'B' => {
+                    if let Some(p) = Point::new(x, y) {
+                        let c = if ch == 'W' { Color::White } else { Color::Black };
+                        stones[c] = stones[c].with(p);
+                    }
+                    x += 1;
+                }
+                '1'..='9' => x += (ch as u8 - b'0') as usize,
+                _ => return Err(FenError::BadChar { row, ch, offset }),
+            }
+            offset += ch.len_utf8();
+        }
+        if x != WIDTH {
+            return Err(FenError::RowLength { row, text: row_text.to_string(), points: x });
+        }
+        offset += 1; // the '/'
+    }
+    let side = match fields[1] {
+        "w" => Color::White,
+        "b" => Color::Black,
+        other => return Err(FenError::BadSide { found: other.to_string() }),
+    };
+    let (mut no_capture, mut turn_number) = (0u32, 1u32);
+    if fields.len() == 4 {
+        no_capture = fields[2].parse().map_err(|_| FenError::BadNumber {
+            field: "no-capture turn counter",
+            found: fields[2].to_string(),
+        })?;
+        turn_number = fields[3]
+            .parse()
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| FenError::BadNumber { field: "turn number", found: fields[3].to_string() })?;
+    }
+    let setup = Setup { stones, side_to_move: side, no_capture_turns: no_capture, turn_number };
+    Ok(Position::from_setup(&setup)?)
+}
+
+impl FromStr for Position {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Position, ParseError> {
+        parse_position(s)
+    }
+}
+
+/// An ASCII picture of the board, row 5 on top, with coordinates: `W`, `B`, `.` for empty.
+pub fn board_picture(pos: &Position) -> String {
+    let mut out = String::new();
+    for y in (0..HEIGHT).rev() {
+        out.push_str(&format!("  {} ", y + 1));
+        for x in 0..WIDTH {
+            let c = Point::new(x, y).and_then(|p| pos.color_at(p));
+            out.push(' ');
+            out.push(match c {
+                Some(Color::White) => 'W',
+                Some(Color::Black) => 'B',
+                None => '.',
+            });
+        }
+        out.push('\n');
+    }
+    out.push_str("    ");
+    for x in 0..WIDTH {
+        out.push(' ');
+        out.push(char::from(b'a' + x as u8));
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_round_trips() {
+        let pos = Position::start();
+        assert_eq!(format_position(&pos), START_FEN);
+        assert_eq!(parse_position(START_FEN).unwrap(), pos);
+    }
+
+    #[test]
+    fn short_form_reads_default_counters() {
+        let pos = parse_position("BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w").unwrap();
+        assert_eq!(pos, Position::start());
+    }
+
+    #[test]
+    fn bad_positions_say_what_and_where() {
+        let cases = [
+            ("", "empty"),
+            ("9/9/9/9 w", "expected 5 rows"),
+            ("9/9/9/9/8 w", "row 1"),
+            ("9/9/9/9/91 w", "describes 10 points"),
+            ("9/9/4X4/9/9 w", "'X' at character 6"),
+            ("9/9/9/9/9 x", "'w' or 'b'"),
+            ("9/9/9/9/9 w 0", "expected 2 fields"),
+            ("9/9/9/9/9 w -1 1", "no-capture turn counter"),
+            ("9/9/9/9/9 w 0 0", "turn number"),
+            ("BBBBBBBBB/BBBBBBBBB/BBBBB4/9/9 w", "black has 23 stones"),
+        ];
+        for (text, needle) in cases {
+            let e = parse_position(text).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn steps_and_turns() {
+        let s: Step = "d3e3a".parse().unwrap();
+        assert_eq!((s.from().to_string(), s.to().to_string()), ("d3".into(), "e3".into()));
+        assert_eq!(s.kind(), StepKind::Approach);
+        assert_eq!("d2e3".parse::<Step>().unwrap().kind(), StepKind::Paika);
+        let t: Turn = "e2e3a,e3d4w".parse().unwrap();
+        assert_eq!(t.to_string(), "e2e3a,e3d4w");
+        // d3 is a weak point: no diagonal line leaves it.
+        let e = "d3e4".parse::<Step>().unwrap_err().to_string();
+        assert!(e.contains("not adjacent along a line"), "{e}");
+        for bad in ["", "e3", "e3e4x", "j1a1", "a0a1", "a1a3", "e3e3"] {
+            assert!(bad.parse::<Step>().is_err(), "{bad}");
+        }
+        let e = "e2e3a,e3z4w".parse::<Turn>().unwrap_err().to_string();
+        assert!(e.contains("step 2"), "{e}");
+    }
+}
