@@ -1,1 +1,39 @@
-fn main() {}
+//! The `fanorona` command: training, match play, benchmarks and games against the computer.
+//!
+//! Each subcommand lives in its own module under `commands/`; this file parses the command
+//! line and turns errors into messages and exit codes (1 for a failed command, 2 for a
+//! usage error, as clap does).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+/// Fanorona: self-play reinforcement learning, match play and a game to play against.
+#[derive(Parser, Debug)]
+#[command(name = "fanorona", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the legal turn sequences from a position (move generator check and speed).
+    Perft(commands::perft::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(args) => commands::perft::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -125,7 +125,9 @@ pub enum FenError {
     #[error("the text is empty")]
     Empty,
     /// Not 2 or 4 whitespace-separated fields.
-    #[error("expected 2 fields (placement, side) or 4 (placement, side, no-capture turns, turn number), found {found}")]
+    #[error(
+        "expected 2 fields (placement, side) or 4 (placement, side, no-capture turns, turn number), found {found}"
+    )]
     FieldCount {
         /// Number of fields found.
         found: usize,
@@ -147,7 +149,9 @@ pub enum FenError {
         points: usize,
     },
     /// A character that is not `W`, `B` or `1`-`9`.
-    #[error("row {row}: unexpected character {ch:?} at character {offset} (expected W, B or a digit 1-9)")]
+    #[error(
+        "row {row}: unexpected character {ch:?} at character {offset} (expected W, B or a digit 1-9)"
+    )]
     BadChar {
         /// Row number as on the board.
         row: usize,

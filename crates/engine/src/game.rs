@@ -19,7 +19,9 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Rules {
-        Rules { no_progress_limit: DEFAULT_NO_PROGRESS_LIMIT }
+        Rules {
+            no_progress_limit: DEFAULT_NO_PROGRESS_LIMIT,
+        }
     }
 }
 
@@ -77,8 +79,14 @@ impl Outcome {
     /// `no-progress`.
     pub fn reason_tag(self) -> &'static str {
         match self {
-            Outcome::Win { reason: WinReason::AllCaptured, .. } => "all-captured",
-            Outcome::Win { reason: WinReason::NoLegalMove, .. } => "no-legal-move",
+            Outcome::Win {
+                reason: WinReason::AllCaptured,
+                ..
+            } => "all-captured",
+            Outcome::Win {
+                reason: WinReason::NoLegalMove,
+                ..
+            } => "no-legal-move",
             Outcome::Draw(DrawReason::Repetition) => "repetition",
             Outcome::Draw(DrawReason::NoProgress) => "no-progress",
         }
@@ -88,10 +96,16 @@ impl Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Win { winner, reason: WinReason::AllCaptured } => {
+            Outcome::Win {
+                winner,
+                reason: WinReason::AllCaptured,
+            } => {
                 write!(f, "{winner} wins: {} has no stones left", winner.other())
             }
-            Outcome::Win { winner, reason: WinReason::NoLegalMove } => {
+            Outcome::Win {
+                winner,
+                reason: WinReason::NoLegalMove,
+            } => {
                 write!(f, "{winner} wins: {} has no legal move", winner.other())
             }
             Outcome::Draw(DrawReason::Repetition) => f.write_str("draw by threefold repetition"),
@@ -125,8 +139,16 @@ impl Game {
 
     /// A game from `position` (history begins there).
     pub fn from_position(position: Position, rules: Rules) -> Game {
-        let history = if position.is_turn_start() { vec![position.hash()] } else { Vec::new() };
-        Game { rules, position, history }
+        let history = if position.is_turn_start() {
+            vec![position.hash()]
+        } else {
+            Vec::new()
+        };
+        Game {
+            rules,
+            position,
+            history,
+        }
     }
 
     /// The current position.
@@ -150,7 +172,10 @@ impl Game {
     /// Apply an action after checking it is legal and the game is not over.
     pub fn try_apply(&mut self, action: Action) -> Result<(), IllegalAction> {
         if self.outcome().is_some() {
-            return Err(IllegalAction { action, position: self.position.to_string() });
+            return Err(IllegalAction {
+                action,
+                position: self.position.to_string(),
+            });
         }
         self.position = self.position.try_apply(action)?;
         self.record();
@@ -194,13 +219,22 @@ impl Game {
         }
         let us = pos.side_to_move();
         if pos.stones(us).is_empty() {
-            return Some(Outcome::Win { winner: !us, reason: WinReason::AllCaptured });
+            return Some(Outcome::Win {
+                winner: !us,
+                reason: WinReason::AllCaptured,
+            });
         }
         if pos.stones(!us).is_empty() {
-            return Some(Outcome::Win { winner: us, reason: WinReason::AllCaptured });
+            return Some(Outcome::Win {
+                winner: us,
+                reason: WinReason::AllCaptured,
+            });
         }
         if !pos.has_legal_action() {
-            return Some(Outcome::Win { winner: !us, reason: WinReason::NoLegalMove });
+            return Some(Outcome::Win {
+                winner: !us,
+                reason: WinReason::NoLegalMove,
+            });
         }
         if self.repetition_count() >= 3 {
             return Some(Outcome::Draw(DrawReason::Repetition));

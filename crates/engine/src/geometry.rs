@@ -59,7 +59,7 @@ impl Point {
     /// A strong point (`x + y` even) is joined to its diagonal neighbours too.
     #[inline]
     pub const fn is_strong(self) -> bool {
-        (self.x() + self.y()) % 2 == 0
+        (self.x() + self.y()).is_multiple_of(2)
     }
 
     /// The set holding just this point.
@@ -171,14 +171,9 @@ impl Direction {
 
     /// The direction of the line from `from` to the adjacent `to`, if they are joined.
     pub fn between(from: Point, to: Point) -> Option<Direction> {
-        Direction::ALL.into_iter().find(|&d| from.neighbour(d) == Some(to))
-    }
-
-    /// The direction from `from` to `to`, which the caller knows are joined by a line.
-    #[inline(always)]
-    pub(crate) const fn towards_neighbour(from: Point, to: Point) -> Direction {
-        let off = to.0 as i32 - from.0 as i32 + 10;
-        Direction::ALL[(OFFSET_TO_DIRECTION[(off & 31) as usize] & 7) as usize]
+        Direction::ALL
+            .into_iter()
+            .find(|&d| from.neighbour(d) == Some(to))
     }
 
     /// Bit offset of one step in a bitboard.
@@ -188,17 +183,6 @@ impl Direction {
 }
 
 const NO_POINT: u8 = u8::MAX;
-
-/// Direction index by bit offset + 10 (offsets are -10..=10 and distinct per direction).
-const OFFSET_TO_DIRECTION: [u8; 32] = {
-    let mut table = [0u8; 32];
-    let mut d = 0;
-    while d < 8 {
-        table[(Direction::ALL[d].offset() + 10) as usize] = d as u8;
-        d += 1;
-    }
-    table
-};
 
 /// Point-indexed tables have 64 rows so that `index & 63` needs no bounds check.
 const ROWS: usize = 64;
@@ -358,7 +342,7 @@ impl Bitboard {
         let mut bits = 0u64;
         let mut i = 0;
         while i < NUM_POINTS {
-            if ((i % WIDTH) + (i / WIDTH)) % 2 == 0 {
+            if ((i % WIDTH) + (i / WIDTH)).is_multiple_of(2) {
                 bits |= 1 << i;
             }
             i += 1;
@@ -399,7 +383,11 @@ impl Bitboard {
     /// The lowest-index point of the set, if any.
     #[inline]
     pub const fn first(self) -> Option<Point> {
-        if self.0 == 0 { None } else { Some(Point(self.0.trailing_zeros() as u8)) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Point(self.0.trailing_zeros() as u8))
+        }
     }
 
     /// Every point moved one step in direction `dir`; points without a line in that
@@ -408,7 +396,11 @@ impl Bitboard {
     pub const fn shift(self, dir: Direction) -> Bitboard {
         let src = self.0 & LINE_SOURCES[dir as usize];
         let off = dir.offset();
-        if off >= 0 { Bitboard(src << off) } else { Bitboard(src >> -off) }
+        if off >= 0 {
+            Bitboard(src << off)
+        } else {
+            Bitboard(src >> -off)
+        }
     }
 
     /// The points that have a line neighbour in direction `dir`.
@@ -576,7 +568,12 @@ mod tests {
     fn edge_count_matches_board_graph() {
         // 76 orthogonal edges plus one diagonal per unit square (32).
         let directed: usize = Point::all()
-            .map(|p| Direction::ALL.iter().filter(|&&d| p.neighbour(d).is_some()).count())
+            .map(|p| {
+                Direction::ALL
+                    .iter()
+                    .filter(|&&d| p.neighbour(d).is_some())
+                    .count()
+            })
             .sum();
         assert_eq!(directed, 2 * (76 + 32));
     }
@@ -595,24 +592,39 @@ mod tests {
     fn runs_stop_at_the_first_gap() {
         let set: Bitboard = ["c3", "d3", "e3", "g3", "b2"].into_iter().map(pt).collect();
         let run = Bitboard::run(pt("c3"), Direction::East, set);
-        assert_eq!(run.iter().collect::<Vec<_>>(), vec![pt("c3"), pt("d3"), pt("e3")]);
+        assert_eq!(
+            run.iter().collect::<Vec<_>>(),
+            vec![pt("c3"), pt("d3"), pt("e3")]
+        );
         let run = Bitboard::run(pt("e3"), Direction::West, set);
-        assert_eq!(run.iter().collect::<Vec<_>>(), vec![pt("c3"), pt("d3"), pt("e3")]);
+        assert_eq!(
+            run.iter().collect::<Vec<_>>(),
+            vec![pt("c3"), pt("d3"), pt("e3")]
+        );
         assert!(Bitboard::run(pt("f3"), Direction::East, set).is_empty());
         let run = Bitboard::run(pt("d3"), Direction::West, set);
         assert_eq!(run.count(), 2);
         // Diagonal from a strong point: c3 -> b2 -> a1 (a1 empty).
-        assert_eq!(Bitboard::run(pt("c3"), Direction::SouthWest, set).count(), 2);
+        assert_eq!(
+            Bitboard::run(pt("c3"), Direction::SouthWest, set).count(),
+            2
+        );
         // Runs to the edge.
         let full = Bitboard::FULL;
-        assert_eq!(Bitboard::run(pt("a1"), Direction::NorthEast, full).count(), 5);
+        assert_eq!(
+            Bitboard::run(pt("a1"), Direction::NorthEast, full).count(),
+            5
+        );
         assert_eq!(Bitboard::run(pt("i5"), Direction::South, full).count(), 5);
     }
 
     #[test]
     fn bitboard_iteration_and_ops() {
         let b: Bitboard = [pt("a1"), pt("e3"), pt("i5")].into_iter().collect();
-        assert_eq!(b.iter().collect::<Vec<_>>(), vec![pt("a1"), pt("e3"), pt("i5")]);
+        assert_eq!(
+            b.iter().collect::<Vec<_>>(),
+            vec![pt("a1"), pt("e3"), pt("i5")]
+        );
         assert_eq!((!b).count(), 42);
         assert_eq!(b.first(), Some(pt("a1")));
         assert!(b.without(pt("e3")).contains(pt("i5")));

@@ -106,7 +106,10 @@ impl ActionList {
     /// An empty list.
     #[inline]
     pub fn new() -> ActionList {
-        ActionList { actions: [Action::EndTurn; MAX_ACTIONS], len: 0 }
+        ActionList {
+            actions: [Action::EndTurn; MAX_ACTIONS],
+            len: 0,
+        }
     }
 
     #[inline]
@@ -195,5 +198,8 @@ pub(crate) fn push_paika(movers: Bitboard, empty: Bitboard, out: &mut ActionList
 /// Number of paika steps of `movers` into `empty`.
 #[inline]
 pub(crate) fn count_paika(movers: Bitboard, empty: Bitboard) -> u64 {
-    Direction::ALL.iter().map(|&d| (movers & empty.shift(d.opposite())).count() as u64).sum()
+    Direction::ALL
+        .iter()
+        .map(|&d| (movers & empty.shift(d.opposite())).count() as u64)
+        .sum()
 }

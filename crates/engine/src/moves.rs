@@ -120,7 +120,11 @@ impl Step {
     /// The step from `from` in direction `dir`, or `None` if no line leaves `from` that way.
     #[inline]
     pub const fn new(from: Point, dir: Direction, kind: StepKind) -> Option<Step> {
-        if from.neighbour(dir).is_some() { Some(Step { from, dir, kind }) } else { None }
+        if from.neighbour(dir).is_some() {
+            Some(Step { from, dir, kind })
+        } else {
+            None
+        }
     }
 
     /// Where the stone starts.
@@ -197,11 +201,18 @@ pub struct Turn {
 }
 
 impl Turn {
-    const FILLER: Step = Step { from: Point::new(0, 0).unwrap(), dir: Direction::North, kind: StepKind::Paika };
+    const FILLER: Step = Step {
+        from: Point::new(0, 0).unwrap(),
+        dir: Direction::North,
+        kind: StepKind::Paika,
+    };
 
     /// A turn with no steps yet (used while building one).
     pub const fn empty() -> Turn {
-        Turn { steps: [Turn::FILLER; MAX_TURN_STEPS], len: 0 }
+        Turn {
+            steps: [Turn::FILLER; MAX_TURN_STEPS],
+            len: 0,
+        }
     }
 
     /// The turn made of `steps`, or `None` when there are more than [`MAX_TURN_STEPS`].

@@ -19,10 +19,15 @@ impl FromStr for Point {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Point, ParseError> {
-        let err = |reason| ParseError::Point { text: s.to_string(), reason };
+        let err = |reason| ParseError::Point {
+            text: s.to_string(),
+            reason,
+        };
         let b = s.as_bytes();
         if b.len() != 2 {
-            return Err(err("a point is a column letter a-i then a row digit 1-5, like e3"));
+            return Err(err(
+                "a point is a column letter a-i then a row digit 1-5, like e3",
+            ));
         }
         if !(b'a'..=b'i').contains(&b[0]) {
             return Err(err("the column must be a letter a-i"));
@@ -55,7 +60,10 @@ impl FromStr for Step {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Step, ParseError> {
-        let err = |reason: String| ParseError::Step { text: s.to_string(), reason };
+        let err = |reason: String| ParseError::Step {
+            text: s.to_string(),
+            reason,
+        };
         if !s.is_ascii() || !(4..=5).contains(&s.len()) {
             return Err(err(
                 "a step is origin, destination and for a capture 'a' or 'w', like d3e3a or d2e3"
@@ -63,7 +71,9 @@ impl FromStr for Step {
             ));
         }
         let from: Point = s[0..2].parse().map_err(|e| err(format!("origin: {e}")))?;
-        let to: Point = s[2..4].parse().map_err(|e| err(format!("destination: {e}")))?;
+        let to: Point = s[2..4]
+            .parse()
+            .map_err(|e| err(format!("destination: {e}")))?;
         let kind = match &s[4..] {
             "" => StepKind::Paika,
             "a" => StepKind::Approach,
@@ -94,7 +104,11 @@ impl FromStr for Action {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Action, ParseError> {
-        if s == "end" { Ok(Action::EndTurn) } else { s.parse().map(Action::Step) }
+        if s == "end" {
+            Ok(Action::EndTurn)
+        } else {
+            s.parse().map(Action::Step)
+        }
     }
 }
 
@@ -118,7 +132,9 @@ impl FromStr for Turn {
         let mut turn = Turn::empty();
         for (index, part) in s.split(',').enumerate() {
             if index >= MAX_TURN_STEPS {
-                return Err(ParseError::TurnTooLong { text: s.to_string() });
+                return Err(ParseError::TurnTooLong {
+                    text: s.to_string(),
+                });
             }
             let step: Step = part.parse().map_err(|e| ParseError::Turn {
                 text: s.to_string(),
@@ -156,14 +172,25 @@ pub fn format_position(pos: &Position) -> String {
             out.push('/');
         }
     }
-    let side = if pos.side_to_move() == Color::White { 'w' } else { 'b' };
-    out.push_str(&format!(" {side} {} {}", pos.no_capture_turns(), pos.turn_number()));
+    let side = if pos.side_to_move() == Color::White {
+        'w'
+    } else {
+        'b'
+    };
+    out.push_str(&format!(
+        " {side} {} {}",
+        pos.no_capture_turns(),
+        pos.turn_number()
+    ));
     out
 }
 
 /// Parse a position string (RULES.md, Notation). The last two fields may be omitted.
 pub fn parse_position(text: &str) -> Result<Position, ParseError> {
-    parse_fen(text).map_err(|error| ParseError::Position { text: text.to_string(), error })
+    parse_fen(text).map_err(|error| ParseError::Position {
+        text: text.to_string(),
+        error,
+    })
 }
 
 fn parse_fen(text: &str) -> Result<Position, FenError> {
@@ -172,7 +199,9 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
         return Err(FenError::Empty);
     }
     if fields.len() != 2 && fields.len() != 4 {
-        return Err(FenError::FieldCount { found: fields.len() });
+        return Err(FenError::FieldCount {
+            found: fields.len(),
+        });
     }
     let placement = fields[0];
     let rows: Vec<&str> = placement.split('/').collect();
@@ -191,7 +220,11 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
             match ch {
                 'W' | 'B' => {
                     if let Some(p) = Point::new(x, y) {
-                        let c = if ch == 'W' { Color::White } else { Color::Black };
+                        let c = if ch == 'W' {
+                            Color::White
+                        } else {
+                            Color::Black
+                        };
                         stones[c] = stones[c].with(p);
                     }
                     x += 1;
@@ -202,14 +235,22 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
             offset += ch.len_utf8();
         }
         if x != WIDTH {
-            return Err(FenError::RowLength { row, text: row_text.to_string(), points: x });
+            return Err(FenError::RowLength {
+                row,
+                text: row_text.to_string(),
+                points: x,
+            });
         }
         offset += 1; // the '/'
     }
     let side = match fields[1] {
         "w" => Color::White,
         "b" => Color::Black,
-        other => return Err(FenError::BadSide { found: other.to_string() }),
+        other => {
+            return Err(FenError::BadSide {
+                found: other.to_string(),
+            });
+        }
     };
     let (mut no_capture, mut turn_number) = (0u32, 1u32);
     if fields.len() == 4 {
@@ -217,13 +258,22 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
             field: "no-capture turn counter",
             found: fields[2].to_string(),
         })?;
-        turn_number = fields[3]
-            .parse()
-            .ok()
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| FenError::BadNumber { field: "turn number", found: fields[3].to_string() })?;
+        turn_number =
+            fields[3]
+                .parse()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| FenError::BadNumber {
+                    field: "turn number",
+                    found: fields[3].to_string(),
+                })?;
     }
-    let setup = Setup { stones, side_to_move: side, no_capture_turns: no_capture, turn_number };
+    let setup = Setup {
+        stones,
+        side_to_move: side,
+        no_capture_turns: no_capture,
+        turn_number,
+    };
     Ok(Position::from_setup(&setup)?)
 }
 
@@ -299,7 +349,10 @@ mod tests {
     #[test]
     fn steps_and_turns() {
         let s: Step = "d3e3a".parse().unwrap();
-        assert_eq!((s.from().to_string(), s.to().to_string()), ("d3".into(), "e3".into()));
+        assert_eq!(
+            (s.from().to_string(), s.to().to_string()),
+            ("d3".into(), "e3".into())
+        );
         assert_eq!(s.kind(), StepKind::Approach);
         assert_eq!("d2e3".parse::<Step>().unwrap().kind(), StepKind::Paika);
         let t: Turn = "e2e3a,e3d4w".parse().unwrap();

@@ -57,7 +57,10 @@ impl Position {
         let row = |y: usize| -> Bitboard { (0..9).filter_map(|x| Point::new(x, y)).collect() };
         let mut white = row(0) | row(1);
         let mut black = row(3) | row(4);
-        for (x, c) in [Color::Black, Color::White, Color::Black, Color::White].iter().enumerate() {
+        for (x, c) in [Color::Black, Color::White, Color::Black, Color::White]
+            .iter()
+            .enumerate()
+        {
             let (left, right) = (Point::new(x, 2), Point::new(x + 5, 2));
             for p in [left, right].into_iter().flatten() {
                 match c {
@@ -140,7 +143,9 @@ impl Position {
 
     /// The colour of the stone on `p`, if any.
     pub fn color_at(&self, p: Point) -> Option<Color> {
-        Color::BOTH.into_iter().find(|&c| self.stones[c].contains(p))
+        Color::BOTH
+            .into_iter()
+            .find(|&c| self.stones[c].contains(p))
     }
 
     /// Side to move (during a chain, the side making the chain).
@@ -213,7 +218,9 @@ impl Position {
             return false;
         }
         let empty = self.empty();
-        Direction::ALL.iter().any(|&d| !(own & empty.shift(d.opposite())).is_empty())
+        Direction::ALL
+            .iter()
+            .any(|&d| !(own & empty.shift(d.opposite())).is_empty())
     }
 
     /// Every legal action: capturing steps if any exist, otherwise paika steps. During a
@@ -274,7 +281,10 @@ impl Position {
         if self.is_legal(action) {
             Ok(self.apply(action))
         } else {
-            Err(IllegalAction { action, position: crate::notation::format_position(self) })
+            Err(IllegalAction {
+                action,
+                position: crate::notation::format_position(self),
+            })
         }
     }
 
@@ -316,7 +326,11 @@ impl Position {
                 let enemy = next.stones[!us];
                 let empty = next.empty();
                 if movegen::chain_can_continue(to, enemy, empty, visited, step.dir()) {
-                    let chain = Chain { stone: to, visited, last_dir: step.dir() };
+                    let chain = Chain {
+                        stone: to,
+                        visited,
+                        last_dir: step.dir(),
+                    };
                     next.hash ^= chain_hash(&chain);
                     next.chain = Some(chain);
                 } else {
@@ -348,7 +362,14 @@ impl Position {
         no_capture: u32,
         turn_number: u32,
     ) -> Position {
-        let mut pos = Position { stones, side, chain, no_capture, turn_number, hash: 0 };
+        let mut pos = Position {
+            stones,
+            side,
+            chain,
+            no_capture,
+            turn_number,
+            hash: 0,
+        };
         pos.hash = pos.compute_hash();
         pos
     }
@@ -377,8 +398,13 @@ impl fmt::Debug for Position {
         writeln!(f, "Position({self}")?;
         f.write_str(&crate::notation::board_picture(self))?;
         if let Some(c) = &self.chain {
-            writeln!(f, "  chain: stone {} last {:?} visited {:?}", c.stone, c.last_dir,
-                c.visited.iter().collect::<Vec<_>>())?;
+            writeln!(
+                f,
+                "  chain: stone {} last {:?} visited {:?}",
+                c.stone,
+                c.last_dir,
+                c.visited.iter().collect::<Vec<_>>()
+            )?;
         }
         write!(f, ")")
     }

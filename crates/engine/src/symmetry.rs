@@ -21,8 +21,12 @@ pub enum Symmetry {
 
 impl Symmetry {
     /// All four symmetries.
-    pub const ALL: [Symmetry; 4] =
-        [Symmetry::Identity, Symmetry::MirrorColumns, Symmetry::MirrorRows, Symmetry::Rotate180];
+    pub const ALL: [Symmetry; 4] = [
+        Symmetry::Identity,
+        Symmetry::MirrorColumns,
+        Symmetry::MirrorRows,
+        Symmetry::Rotate180,
+    ];
 
     /// Index 0..4 in the order of [`Symmetry::ALL`].
     pub const fn index(self) -> usize {
@@ -51,7 +55,10 @@ impl Symmetry {
         let (fx, fy) = self.flips();
         let dx = if fx { -d.dx() } else { d.dx() };
         let dy = if fy { -d.dy() } else { d.dy() };
-        Direction::ALL.into_iter().find(|e| e.dx() == dx && e.dy() == dy).unwrap_or(d)
+        Direction::ALL
+            .into_iter()
+            .find(|e| e.dx() == dx && e.dy() == dy)
+            .unwrap_or(d)
     }
 
     /// The image of a set of points.
@@ -114,7 +121,11 @@ mod tests {
                 assert_eq!(s.point(p).is_strong(), p.is_strong());
                 for d in Direction::ALL {
                     let image = p.neighbour(d).map(|q| s.point(q));
-                    assert_eq!(s.point(p).neighbour(s.direction(d)), image, "{s:?} {p} {d:?}");
+                    assert_eq!(
+                        s.point(p).neighbour(s.direction(d)),
+                        image,
+                        "{s:?} {p} {d:?}"
+                    );
                 }
             }
         }

@@ -47,7 +47,15 @@ impl Position {
             None => count_turns_raw(own, enemy),
             Some(c) => {
                 let mut n = 0u64;
-                walk_chain(c.stone, c.last_dir, own, enemy, empty, c.visited, &mut |_, _| n += 1);
+                walk_chain(
+                    c.stone,
+                    c.last_dir,
+                    own,
+                    enemy,
+                    empty,
+                    c.visited,
+                    &mut |_, _| n += 1,
+                );
                 n
             }
         }
@@ -65,14 +73,20 @@ impl Position {
         let mut pos = *self;
         for (index, &step) in turn.steps().iter().enumerate() {
             if index > 0 && pos.chain().is_none() {
-                return Err(IllegalTurn::TurnAlreadyOver { index, step, after: turn.steps()[index - 1] });
+                return Err(IllegalTurn::TurnAlreadyOver {
+                    index,
+                    step,
+                    after: turn.steps()[index - 1],
+                });
             }
-            pos = pos.try_apply(Action::Step(step)).map_err(|e| IllegalTurn::IllegalStep {
-                index,
-                step,
-                reason: step_problem(&pos, step),
-                position: e.position,
-            })?;
+            pos = pos
+                .try_apply(Action::Step(step))
+                .map_err(|e| IllegalTurn::IllegalStep {
+                    index,
+                    step,
+                    reason: step_problem(&pos, step),
+                    position: e.position,
+                })?;
         }
         if pos.chain().is_some() {
             pos = pos.apply(Action::EndTurn);
@@ -144,12 +158,32 @@ fn walk_captures_dir<const D: usize, F: FnMut(Bitboard, Bitboard)>(
     for from in approach {
         let to = from.neighbour_known(dir);
         let captured = Bitboard::run(to.neighbour_known(dir), dir, enemy);
-        chain_step(from, to, dir, captured, own, enemy, empty, Bitboard::EMPTY, f);
+        chain_step(
+            from,
+            to,
+            dir,
+            captured,
+            own,
+            enemy,
+            empty,
+            Bitboard::EMPTY,
+            f,
+        );
     }
     for from in withdrawal {
         let to = from.neighbour_known(dir);
         let captured = Bitboard::run(from.neighbour_known(back), back, enemy);
-        chain_step(from, to, dir, captured, own, enemy, empty, Bitboard::EMPTY, f);
+        chain_step(
+            from,
+            to,
+            dir,
+            captured,
+            own,
+            enemy,
+            empty,
+            Bitboard::EMPTY,
+            f,
+        );
     }
     !(approach | withdrawal).is_empty()
 }

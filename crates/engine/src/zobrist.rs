@@ -25,7 +25,7 @@ struct Keys {
 }
 
 const KEYS: Keys = {
-    let mut state = 0x46_414E_4F52_4F4E_41u64; // "FANORONA"
+    let mut state = 0x4641_4E4F_524F_4E41_u64; // "FANORONA"
     let mut keys = Keys {
         stones: [[0; NUM_POINTS]; 2],
         black_to_move: 0,

