@@ -22,12 +22,24 @@ struct Cli {
 enum Command {
     /// Count the legal turn sequences from a position (move generator check and speed).
     Perft(commands::perft::PerftArgs),
+    /// Play a match between two players and report the score and Elo difference.
+    Pit(commands::pit::PitArgs),
+    /// Run a player behind a line protocol on standard input and output.
+    Engine(commands::engine::EngineArgs),
+    /// Serve the web page and JSON API for playing against the computer.
+    Serve(commands::serve::ServeArgs),
+    /// Play against the computer in the terminal.
+    Play(commands::play::PlayArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => commands::perft::run(&args),
+        Command::Pit(args) => commands::pit::run(&args),
+        Command::Engine(args) => commands::engine::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
+        Command::Play(args) => commands::play::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

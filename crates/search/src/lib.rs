@@ -9,6 +9,12 @@
 //!   [`SearchConfig`].
 //! - [`driver`] runs many searches with one evaluator call per round.
 //! - [`elo`] turns match results into Elo differences with confidence intervals.
+//! - [`FanoronaState`] is Fanorona as a [`GameState`] (step level, over
+//!   [`fanorona_engine::Game`]).
+//! - [`players`] holds the [`Player`] trait (whole turns) and the classical players: random,
+//!   greedy, alpha-beta and plain UCT, built from text specs like `alphabeta:depth=4`.
+//! - [`arena`] plays matches between two players on several threads, with paired random
+//!   openings, and sums them up (score, Elo, draw reasons, game records).
 //!
 //! ```
 //! use fanorona_search::{GameState, Outcome, RolloutEvaluator, Search, SearchConfig};
@@ -35,14 +41,20 @@
 //! assert_eq!(result.best, 3); // leave a multiple of four
 //! ```
 
+pub mod arena;
 pub mod config;
 pub mod driver;
 pub mod elo;
+pub mod fanorona;
 pub mod game;
 pub mod mcts;
+pub mod players;
 pub mod rollout;
 
+pub use arena::{MatchConfig, MatchError, MatchResult, play_match};
 pub use config::{Algorithm, ConfigError, GumbelConfig, SearchConfig, TemperatureSchedule};
+pub use fanorona::FanoronaState;
 pub use game::{EvalRequest, Evaluation, Evaluator, GameState, Outcome};
 pub use mcts::{Search, SearchResult, Step};
+pub use players::{Choice, Player, PlayerError, PlayerSpec};
 pub use rollout::{RolloutEvaluator, UniformEvaluator};

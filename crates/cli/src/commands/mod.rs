@@ -1,3 +1,8 @@
-//! One module per subcommand.
+//! One module per subcommand, plus the player specs they share.
 
+pub mod engine;
 pub mod perft;
+pub mod pit;
+pub mod play;
+pub mod players;
+pub mod serve;

@@ -1,0 +1,298 @@
+//! `fanorona pit`: a match between two players.
+//!
+//! ```text
+//! fanorona pit <A> <B> --games N [--threads T] [--seed S] [--opening-plies K] [--out games.txt] [--json]
+//! ```
+//!
+//! Plays N games (colours alternate; each random opening of K turns is played twice, once with
+//! each colour assignment; see `fanorona_search::arena`), showing a progress bar on a terminal
+//! (hidden when standard error is not one), then prints, for player A: wins, draws, losses,
+//! score, the Elo difference with its 95% confidence interval, the average game length in turns
+//! and the draw reasons.
+//!
+//! **Infinite Elo.** At a 100% (0%) score the Elo estimate and one bound of its interval are
+//! infinite: the text report prints `+inf` (`-inf`), and the JSON report writes `null`.
+//!
+//! **JSON** (`--json`): one object on one line instead of the text report:
+//! `{"a", "b", "games", "wins", "draws", "losses", "score", "elo", "elo_ci95": [lower, upper],
+//! "avg_turns", "draw_reasons": {"repetition", "no_progress", "turn_limit"}, "seed",
+//! "opening_plies"}`, where `score` is A's mean score in [0, 1], and `elo` and either bound of
+//! `elo_ci95` are `null` when infinite.
+//!
+//! **Games file** (`--out`): written atomically (a temporary file in the same folder, synced,
+//! then renamed). Lines starting with `#` are comments: a first line
+//! `# fanorona-pit-games v1`, a description of the match and of the fields, and a last line
+//! `# crc32 XXXXXXXX`, the CRC-32 of every byte before that line. Every other line is one game,
+//! fields separated by `" | "`:
+//!
+//! ```text
+//! 7 white=A black=B opening=4 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a f4d2w ... | 1-0 all-captured
+//! ```
+//!
+//! game number (from 1), which player had each colour, how many of the turns were the random
+//! opening; the start position (RULES.md notation); every turn in notation, opening included,
+//! separated by spaces; the result (`1-0`, `0-1`, `1/2-1/2`, or `*` for a game stopped by the
+//! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
+//! `turn-limit`).
+
+use std::fs::{self, File};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use fanorona_search::arena::{FactoryError, GameRecord, MatchConfig, MatchResult, play_match};
+use fanorona_search::elo::MatchScore;
+use fanorona_search::players::{Player, PlayerSpec};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::players::{make_player, parse_spec};
+
+/// Arguments of `fanorona pit`.
+#[derive(Args, Debug)]
+pub struct PitArgs {
+    /// Player A, e.g. `alphabeta:depth=4`, `mcts:sims=800`, `greedy`, `random` (results are
+    /// given from A's side).
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// Player B.
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// Number of games.
+    #[arg(long, value_name = "N")]
+    pub games: u32,
+    /// Games played at once, 1 to 1024 (default: the number of CPUs). The results do not
+    /// depend on it.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Seed of the openings and of the players' random choices.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Random turns played from the start position before the players take over.
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Write every game to this file, one line per game (see `fanorona pit --help`).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print the result as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run `fanorona pit`.
+pub fn run(args: &PitArgs) -> Result<()> {
+    let spec_a = parse_spec(&args.a)?;
+    let spec_b = parse_spec(&args.b)?;
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let threads = match args.threads {
+        Some(t) if !(1..=MatchConfig::MAX_THREADS).contains(&t) => {
+            bail!(
+                "--threads must be between 1 and {}, got {t}",
+                MatchConfig::MAX_THREADS
+            )
+        }
+        Some(t) => t,
+        None => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MatchConfig::MAX_THREADS),
+    };
+    let config = MatchConfig {
+        games: args.games,
+        threads,
+        seed: args.seed,
+        opening_plies: args.opening_plies,
+        ..MatchConfig::default()
+    };
+    let factory = |spec: PlayerSpec| {
+        move |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
+            make_player(&spec, stream).map_err(FactoryError::from)
+        }
+    };
+    let (make_a, make_b) = (factory(spec_a.clone()), factory(spec_b.clone()));
+
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(u64::from(args.games)), target);
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}  [{elapsed} < {eta}]")
+    {
+        bar.set_style(style);
+    }
+    let result = play_match(&config, &make_a, &make_b, |_, totals| {
+        bar.inc(1);
+        bar.set_message(format!(
+            "A +{} ={} -{}",
+            totals.wins, totals.draws, totals.losses
+        ));
+    });
+    bar.finish_and_clear();
+    let result = result?;
+
+    if let Some(path) = &args.out {
+        write_games(path, &result.games, &header(&spec_a, &spec_b, &config))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", json_report(&spec_a, &spec_b, &config, &result));
+    } else {
+        print!("{}", text_report(&spec_a, &spec_b, &result));
+        if let Some(path) = &args.out {
+            println!("games written to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// An Elo value for people: `+123`, `-45`, `+inf`, `-inf`.
+fn elo_text(x: f64) -> String {
+    if x == f64::INFINITY {
+        "+inf".into()
+    } else if x == f64::NEG_INFINITY {
+        "-inf".into()
+    } else {
+        format!("{x:+.0}")
+    }
+}
+
+/// An Elo value for JSON: `null` when infinite.
+fn elo_json(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!((x * 10.0).round() / 10.0)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
+    let MatchScore {
+        wins,
+        draws,
+        losses,
+    } = result.score;
+    let mut out = String::new();
+    out.push_str(&format!("A: {a}\nB: {b}\n"));
+    out.push_str(&format!(
+        "games {}: A wins {wins}, draws {draws}, losses {losses}\n",
+        result.score.games()
+    ));
+    if let Some(s) = result.mean_score() {
+        out.push_str(&format!("score {:.1}%\n", 100.0 * s));
+    }
+    if let Some(e) = result.elo() {
+        out.push_str(&format!(
+            "Elo {} (95% CI {} to {})\n",
+            elo_text(e.elo),
+            elo_text(e.lower),
+            elo_text(e.upper)
+        ));
+    }
+    out.push_str(&format!(
+        "average length {:.1} turns\n",
+        result.average_turns()
+    ));
+    out.push_str(&format!(
+        "draws: repetition {}, no-progress {}",
+        result.repetition_draws, result.no_progress_draws
+    ));
+    if result.turn_limit_draws > 0 {
+        out.push_str(&format!(", turn limit {}", result.turn_limit_draws));
+    }
+    out.push('\n');
+    out
+}
+
+fn json_report(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    result: &MatchResult,
+) -> serde_json::Value {
+    let elo = result.elo();
+    serde_json::json!({
+        "a": a.to_string(),
+        "b": b.to_string(),
+        "games": result.score.games(),
+        "wins": result.score.wins,
+        "draws": result.score.draws,
+        "losses": result.score.losses,
+        "score": result.mean_score(),
+        "elo": elo.map(|e| elo_json(e.elo)),
+        "elo_ci95": elo.map(|e| [elo_json(e.lower), elo_json(e.upper)]),
+        "avg_turns": (result.average_turns() * 100.0).round() / 100.0,
+        "draw_reasons": {
+            "repetition": result.repetition_draws,
+            "no_progress": result.no_progress_draws,
+            "turn_limit": result.turn_limit_draws,
+        },
+        "seed": config.seed,
+        "opening_plies": config.opening_plies,
+    })
+}
+
+/// The comment lines at the top of a games file.
+fn header(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> String {
+    format!(
+        "# fanorona-pit-games v1\n\
+         # A: {a}\n\
+         # B: {b}\n\
+         # games {} seed {} opening-plies {} no-progress-limit {}\n\
+         # fields: <game> white=<A|B> black=<A|B> opening=<K> | <start position> | <turns, opening included> | <result> <reason>\n",
+        config.games, config.seed, config.opening_plies, config.rules.no_progress_limit
+    )
+}
+
+/// Writes the games file atomically: a temporary file beside `path`, synced, renamed over it.
+fn write_games(path: &Path, games: &[GameRecord], header: &str) -> Result<()> {
+    let mut text = String::from(header);
+    for g in games {
+        text.push_str(&g.to_line());
+        text.push('\n');
+    }
+    let crc = crc32fast::hash(text.as_bytes());
+    text.push_str(&format!("# crc32 {crc:08x}\n"));
+
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file name", path.display()))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable where the platform allows it.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Ok(d) = File::open(dir)
+        {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    };
+    write().inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infinite_elo_prints_as_text_and_null() {
+        assert_eq!(elo_text(f64::INFINITY), "+inf");
+        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+        assert_eq!(elo_text(12.4), "+12");
+        assert_eq!(elo_text(-3.6), "-4");
+        assert_eq!(elo_json(f64::INFINITY), serde_json::Value::Null);
+        assert_eq!(elo_json(147.19), serde_json::json!(147.2));
+    }
+}

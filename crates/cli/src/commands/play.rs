@@ -1,0 +1,585 @@
+//! `fanorona play`: a game against the computer in the terminal.
+//!
+//! Reads standard input line by line, so it can be scripted; the end of input quits. The
+//! player types a whole turn in notation (`d2e3a`, `e2e3a,e3d4w`), or picks the numbered
+//! legal steps one at a time, ending a chain with `0` or `end`. Every rule decision is the
+//! engine's; this module only draws and asks.
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use fanorona_engine::{
+    Action, Bitboard, Color, Game, HEIGHT, Point, Position, Rules, Step, StepKind, Turn, WIDTH,
+    parse_position,
+};
+use fanorona_serve::record::{StepDetail, next_steps, turn_details};
+use fanorona_serve::{GameRecord, Level, TurnChooser, chooser_for};
+
+/// Arguments of `fanorona play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Play against this network model instead of the built-in alpha-beta engine.
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// The engine's strength: beginner, easy, medium or hard.
+    #[arg(long, default_value = "medium")]
+    pub level: Level,
+    /// Your side (White moves first).
+    #[arg(long, value_enum, default_value = "white")]
+    pub color: Side,
+    /// Start from this position (RULES.md notation) instead of the start position.
+    #[arg(long, value_name = "POSITION")]
+    pub fen: Option<String>,
+}
+
+/// A side, as written on the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Side {
+    /// White, who moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+/// Run `fanorona play` on standard input and output.
+pub fn run(args: &PlayArgs) -> Result<()> {
+    let engine = chooser_for(args.model.as_deref())?;
+    let start = match &args.fen {
+        Some(text) => parse_position(text).context("--fen")?,
+        None => Position::start(),
+    };
+    let mut session = Session {
+        record: GameRecord::new(start, Rules::default()),
+        human: args.color.into(),
+        level: args.level,
+        engine,
+        chain: Vec::new(),
+        redraw: true,
+        out: io::stdout().lock(),
+    };
+    session.play(io::stdin().lock())
+}
+
+const HELP: &str = "\
+Enter your turn in notation: d2e3a (approach), d3e3w (withdrawal), d2e3 (no capture), or a
+chain as its steps joined by commas, e2e3a,e3d4w. Or pick the numbered steps one at a time:
+after a capture the same stone may go on; 0 or `end` ends the turn there.
+Commands: undo (take back your last turn), hint, moves, board, help, quit.";
+
+struct Session<W: Write> {
+    record: GameRecord,
+    human: Color,
+    level: Level,
+    engine: Arc<dyn TurnChooser>,
+    /// Steps of the human's turn in progress (picked by number).
+    chain: Vec<Step>,
+    /// Whether the board changed since it was last drawn.
+    redraw: bool,
+    out: W,
+}
+
+/// What the player asked for.
+enum Input {
+    Quit,
+    Help,
+    Undo,
+    Hint,
+    Moves,
+    Board,
+    End,
+    Pick(usize),
+    Turn(Turn),
+}
+
+fn parse_input(line: &str) -> Result<Option<Input>, String> {
+    let text = line.trim();
+    Ok(Some(match text.to_ascii_lowercase().as_str() {
+        "" => return Ok(None),
+        "quit" | "exit" | "q" => Input::Quit,
+        "help" | "h" | "?" => Input::Help,
+        "undo" | "u" | "takeback" => Input::Undo,
+        "hint" => Input::Hint,
+        "moves" | "history" => Input::Moves,
+        "board" | "b" => Input::Board,
+        "end" | "0" => Input::End,
+        lower => {
+            if let Ok(n) = lower.parse::<usize>() {
+                Input::Pick(n)
+            } else {
+                let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+                compact.parse::<Turn>().map(Input::Turn).map_err(|e| {
+                    format!(
+                        "I did not understand {text:?} ({e}). Type a turn like d2e3a, a step number, or `help`."
+                    )
+                })?
+            }
+        }
+    }))
+}
+
+impl<W: Write> Session<W> {
+    fn play(&mut self, input: impl BufRead) -> Result<()> {
+        let mut lines = input.lines();
+        writeln!(
+            self.out,
+            "Fanorona: you play {} against the {} engine at level {} ({}).\n{HELP}\n",
+            self.human,
+            self.engine.name(),
+            self.level,
+            self.level.description()
+        )?;
+        loop {
+            if let Some(outcome) = self.record.game().outcome() {
+                self.draw()?;
+                let verdict = match outcome.winner() {
+                    Some(w) if w == self.human => "You win!",
+                    Some(_) => "You lose.",
+                    None => "A draw.",
+                };
+                writeln!(
+                    self.out,
+                    "Game over: {outcome} ({}). {verdict}",
+                    outcome.score()
+                )?;
+                return Ok(());
+            }
+            if self.record.position().side_to_move() != self.human {
+                self.engine_turn()?;
+                continue;
+            }
+            if self.redraw {
+                self.draw()?;
+                self.list_steps()?;
+                self.redraw = false;
+            }
+            write!(self.out, "{}> ", self.human)?;
+            self.out.flush()?;
+            let Some(line) = lines.next() else {
+                writeln!(self.out, "\nEnd of input: quitting.")?;
+                return Ok(());
+            };
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    writeln!(self.out, "\nCannot read input ({e}): quitting.")?;
+                    return Ok(());
+                }
+            };
+            let input = match parse_input(&line) {
+                Ok(Some(input)) => input,
+                Ok(None) => continue,
+                Err(message) => {
+                    writeln!(self.out, "{message}")?;
+                    continue;
+                }
+            };
+            match input {
+                Input::Quit => {
+                    writeln!(self.out, "Bye.")?;
+                    return Ok(());
+                }
+                Input::Help => writeln!(self.out, "{HELP}")?,
+                Input::Board => self.redraw = true,
+                Input::Moves => self.list_moves()?,
+                Input::Undo => self.undo()?,
+                Input::Hint => self.hint()?,
+                Input::End => {
+                    if self.chain.is_empty() {
+                        writeln!(self.out, "There is no chain to end: make a capture first.")?;
+                    } else {
+                        let turn = self.chain_turn();
+                        self.commit(turn)?;
+                    }
+                }
+                Input::Pick(n) => self.pick(n)?,
+                Input::Turn(rest) => {
+                    let mut steps = self.chain.clone();
+                    steps.extend_from_slice(rest.steps());
+                    match Turn::from_steps(&steps) {
+                        Some(turn) => self.commit(turn)?,
+                        None => writeln!(self.out, "That turn has too many steps.")?,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The position with the human's chain so far applied.
+    fn current(&self) -> Position {
+        let mut pos = *self.record.position();
+        for &step in &self.chain {
+            pos = pos.apply(Action::Step(step));
+        }
+        pos
+    }
+
+    fn chain_turn(&self) -> Turn {
+        Turn::from_steps(&self.chain).unwrap_or_else(Turn::empty)
+    }
+
+    fn pick(&mut self, n: usize) -> Result<()> {
+        let options = next_steps(&self.current());
+        let Some(detail) = n.checked_sub(1).and_then(|i| options.get(i)) else {
+            let end = if self.chain.is_empty() {
+                ""
+            } else {
+                ", or 0 to end the turn"
+            };
+            writeln!(
+                self.out,
+                "There is no step {n}: pick a number from 1 to {}{end}.",
+                options.len()
+            )?;
+            return Ok(());
+        };
+        self.chain.push(detail.step);
+        self.redraw = true;
+        if self.current().chain().is_none() {
+            let turn = self.chain_turn();
+            self.commit(turn)?;
+        } else {
+            writeln!(
+                self.out,
+                "The stone on {} can capture again: pick another step, or 0 to end the turn.",
+                detail.step.to()
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Play the human's turn, or explain why it is illegal.
+    fn commit(&mut self, turn: Turn) -> Result<()> {
+        let before = *self.record.position();
+        match self.record.play(&turn) {
+            Ok(()) => {
+                self.chain.clear();
+                self.redraw = true;
+                let details = turn_details(&before, &turn);
+                writeln!(self.out, "You played {turn}{}.", captures(&details))?;
+            }
+            Err(e) => {
+                writeln!(self.out, "{turn} is not legal here: {e}.")?;
+                if !self.chain.is_empty() {
+                    writeln!(
+                        self.out,
+                        "(Your chain so far is {}; `undo` takes it back.)",
+                        self.chain_turn()
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn engine_turn(&mut self) -> Result<()> {
+        let side = self.record.position().side_to_move();
+        writeln!(self.out, "{} is thinking...", capitalised(side))?;
+        let deadline = Instant::now() + self.level.think_time();
+        let turn = self
+            .engine
+            .choose(self.record.game(), self.level, deadline)
+            .context("the engine found no turn")?;
+        let before = *self.record.position();
+        self.record
+            .play(&turn)
+            .with_context(|| format!("the engine chose an illegal turn {turn}"))?;
+        self.redraw = true;
+        let details = turn_details(&before, &turn);
+        writeln!(
+            self.out,
+            "{} plays {turn}{}.",
+            capitalised(side),
+            captures(&details)
+        )?;
+        Ok(())
+    }
+
+    fn undo(&mut self) -> Result<()> {
+        if !self.chain.is_empty() {
+            self.chain.clear();
+            self.redraw = true;
+            writeln!(self.out, "Took back the steps of this turn.")?;
+            return Ok(());
+        }
+        // Take back turns until it is the human's turn again, at least one of them theirs.
+        let mut n = self.record.turns().len();
+        loop {
+            if n == 0 {
+                writeln!(self.out, "Nothing to undo: you have not played a turn yet.")?;
+                return Ok(());
+            }
+            n -= 1;
+            if self.record.side_of_turn(n) == self.human {
+                break;
+            }
+        }
+        let mut taken = Vec::new();
+        while self.record.turns().len() > n {
+            if let Some(t) = self.record.undo() {
+                taken.push(t.to_string());
+            }
+        }
+        taken.reverse();
+        self.redraw = true;
+        writeln!(self.out, "Took back {}.", taken.join(" "))?;
+        Ok(())
+    }
+
+    fn hint(&mut self) -> Result<()> {
+        let game = if self.chain.is_empty() {
+            self.record.game().clone()
+        } else {
+            Game::from_position(self.current(), self.record.game().rules())
+        };
+        let deadline = Instant::now() + self.level.think_time();
+        match self.engine.choose(&game, self.level, deadline) {
+            Ok(turn) => {
+                let what = if self.chain.is_empty() {
+                    "try"
+                } else {
+                    "continue with"
+                };
+                writeln!(self.out, "Hint: {what} {turn}.")?
+            }
+            Err(e) => writeln!(self.out, "No hint: {e}.")?,
+        }
+        Ok(())
+    }
+
+    fn list_moves(&mut self) -> Result<()> {
+        if self.record.turns().is_empty() {
+            writeln!(self.out, "No turns played yet.")?;
+            return Ok(());
+        }
+        let mut number = self.record.start().turn_number();
+        for (i, turn) in self.record.turns().iter().enumerate() {
+            let side = self.record.side_of_turn(i);
+            if i == 0 && side == Color::Black {
+                write!(self.out, "{number:>3}. ...")?;
+            } else if side == Color::White {
+                write!(self.out, "{number:>3}.")?;
+            }
+            write!(self.out, " {turn}")?;
+            if side == Color::Black {
+                writeln!(self.out)?;
+                number += 1;
+            }
+        }
+        if self.record.side_of_turn(self.record.turns().len()) == Color::Black {
+            writeln!(self.out)?;
+        }
+        Ok(())
+    }
+
+    fn draw(&mut self) -> Result<()> {
+        let pos = self.current();
+        let last = self
+            .record
+            .last_turn()
+            .filter(|_| self.chain.is_empty())
+            .map(|(color, steps)| {
+                let turn: Vec<String> = steps.iter().map(|d| d.step.to_string()).collect();
+                format!("last turn: {} {}", color, turn.join(","))
+            });
+        writeln!(self.out)?;
+        write!(self.out, "{}", board_text(&pos))?;
+        let counts = format!(
+            "White {} stones, Black {} stones; turn {}, {} to move",
+            pos.stones(Color::White).count(),
+            pos.stones(Color::Black).count(),
+            pos.turn_number(),
+            pos.side_to_move()
+        );
+        writeln!(self.out, "{counts}")?;
+        if let Some(last) = last {
+            writeln!(self.out, "{last}")?;
+        }
+        if !self.chain.is_empty() {
+            writeln!(self.out, "your chain so far: {}", self.chain_turn())?;
+        }
+        Ok(())
+    }
+
+    fn list_steps(&mut self) -> Result<()> {
+        let options = next_steps(&self.current());
+        let compulsory = options.iter().any(|d| d.step.is_capture());
+        writeln!(
+            self.out,
+            "{}",
+            if !self.chain.is_empty() {
+                "Continue the chain, or 0 (end) to stop:"
+            } else if compulsory {
+                "Capturing is compulsory. Your steps:"
+            } else {
+                "No capture is possible. Your steps:"
+            }
+        )?;
+        let cells: Vec<String> = options
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("{:>3}. {:<6}{}", i + 1, d.step.to_string(), takes(d)))
+            .collect();
+        for row in cells.chunks(3) {
+            let line: Vec<String> = row.iter().map(|c| format!("{c:<26}")).collect();
+            writeln!(self.out, "{}", line.join("").trim_end())?;
+        }
+        if !self.chain.is_empty() {
+            writeln!(self.out, "  0. end the turn")?;
+        }
+        Ok(())
+    }
+}
+
+fn capitalised(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn names(b: Bitboard) -> String {
+    b.iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// ` takes e4 e5` for a capture, nothing for a paika step.
+fn takes(d: &StepDetail) -> String {
+    match d.step.kind() {
+        StepKind::Paika => String::new(),
+        _ => format!("x {}", names(d.captured)),
+    }
+}
+
+/// `, capturing e4 e5 f4` for a turn that captured.
+fn captures(details: &[StepDetail]) -> String {
+    let all = details
+        .iter()
+        .fold(Bitboard::EMPTY, |acc, d| acc | d.captured);
+    if all.is_empty() {
+        String::new()
+    } else {
+        format!(", capturing {}", names(all))
+    }
+}
+
+/// The board with its lines, row 5 on top, and coordinates:
+///
+/// ```text
+///  5  B - B - B - B - B - B - B - B - B
+///     | \ | / | \ | / | \ | / | \ | / |
+/// ```
+fn board_text(pos: &Position) -> String {
+    let mut out = String::new();
+    let files = "    a   b   c   d   e   f   g   h   i\n";
+    out.push_str(files);
+    for y in (0..HEIGHT).rev() {
+        out.push_str(&format!(" {}  ", y + 1));
+        for x in 0..WIDTH {
+            let c = match Point::new(x, y).and_then(|p| pos.color_at(p)) {
+                Some(Color::White) => 'W',
+                Some(Color::Black) => 'B',
+                None => '.',
+            };
+            out.push(c);
+            if x + 1 < WIDTH {
+                out.push_str(" - ");
+            }
+        }
+        out.push_str(&format!("  {}\n", y + 1));
+        if y > 0 {
+            out.push_str("    ");
+            for x in 0..WIDTH {
+                out.push('|');
+                if x + 1 < WIDTH {
+                    // Between rows y and y-1 the diagonal leaves the strong point of the pair.
+                    out.push_str(if (x + y) % 2 == 0 { " \\ " } else { " / " });
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out.push_str(files);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(fen: &str, human: Color) -> Session<Vec<u8>> {
+        Session {
+            record: GameRecord::new(parse_position(fen).unwrap(), Rules::default()),
+            human,
+            level: Level::Beginner,
+            engine: chooser_for(None).unwrap(),
+            chain: Vec::new(),
+            redraw: true,
+            out: Vec::new(),
+        }
+    }
+
+    fn run(s: &mut Session<Vec<u8>>, input: &str) -> String {
+        s.play(input.as_bytes()).unwrap();
+        String::from_utf8(std::mem::take(&mut s.out)).unwrap()
+    }
+
+    #[test]
+    fn the_board_has_its_lines() {
+        let text = board_text(&Position::start());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], " 5  B - B - B - B - B - B - B - B - B  5");
+        assert_eq!(lines[2], "    | \\ | / | \\ | / | \\ | / | \\ | / |");
+        assert_eq!(lines[5], " 3  B - W - B - W - . - B - W - B - W  3");
+        assert_eq!(lines[9], " 1  W - W - W - W - W - W - W - W - W  1");
+    }
+
+    #[test]
+    fn a_chain_by_numbers_and_end() {
+        // c3d3a takes e3 and may go on with d3d4a; end the turn after the first capture.
+        let mut s = session("3B5/9/2W1B4/1B7/8W w", Color::White);
+        let options = next_steps(s.record.position());
+        let pick = options
+            .iter()
+            .position(|d| d.step.to_string() == "c3d3a")
+            .unwrap()
+            + 1;
+        let out = run(&mut s, &format!("{pick}\nend\nquit\n"));
+        assert!(out.contains("can capture again"), "{out}");
+        assert!(out.contains("You played c3d3a, capturing e3."), "{out}");
+        assert_eq!(s.record.turns()[0].to_string(), "c3d3a");
+    }
+
+    #[test]
+    fn winning_ends_the_game() {
+        let mut s = session("9/9/W1BBBBBBB/9/9 w", Color::White);
+        let out = run(&mut s, "a3b3a\n");
+        assert!(
+            out.contains("Game over: white wins: black has no stones left (1-0). You win!"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_engine_moves_first_for_a_black_player() {
+        let mut s = session(fanorona_engine::START_FEN, Color::Black);
+        let out = run(&mut s, "moves\n");
+        assert!(out.contains("White plays"), "{out}");
+        assert!(out.contains("  1. "), "{out}");
+        assert!(out.contains("End of input"), "{out}");
+    }
+}

@@ -1,0 +1,195 @@
+//! The MCTS player: plain UCT, the crate's search with uniform priors and random rollouts.
+
+use std::time::{Duration, Instant};
+
+use fanorona_engine::{Action, Game, Turn};
+
+use super::{Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable};
+use crate::config::{Algorithm, SearchConfig};
+use crate::driver::game_seed;
+use crate::fanorona::FanoronaState;
+use crate::game::Evaluator;
+use crate::mcts::{Search, SearchResult, Step};
+use crate::rollout::RolloutEvaluator;
+
+/// Settings of the MCTS player.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Simulations for each decision step (a turn with a capture chain has several steps).
+    pub simulations: u32,
+    /// If set, think about this many milliseconds per turn instead of a fixed number of
+    /// simulations: each step of the turn gets half the time left (at least one batch of
+    /// [`MctsConfig::TIME_CHUNK`] simulations).
+    pub millis: Option<u64>,
+    /// PUCT exploration constant. With uniform priors `1/n` over `n` actions the exploration
+    /// term is `c * sqrt(N) / (n (1 + N_a))`, so this is larger than a UCT constant.
+    pub c_puct: f32,
+    /// Seed of the rollouts.
+    pub seed: u64,
+}
+
+impl MctsConfig {
+    /// Default simulations per step.
+    pub const DEFAULT_SIMULATIONS: u32 = 800;
+    /// Default exploration constant.
+    pub const DEFAULT_C_PUCT: f32 = 4.0;
+    /// Simulations run between two looks at the clock in timed mode.
+    pub const TIME_CHUNK: u32 = 64;
+
+    /// The search settings: PUCT, one leaf at a time (plain sequential MCTS), no noise, the
+    /// most visited action, subtree reuse between the steps of a turn.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            algorithm: Algorithm::Puct,
+            simulations: self.simulations.max(1),
+            batch_size: 1,
+            c_puct: self.c_puct,
+            reuse_tree: true,
+            ..SearchConfig::default().for_match()
+        }
+    }
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            simulations: Self::DEFAULT_SIMULATIONS,
+            millis: None,
+            c_puct: Self::DEFAULT_C_PUCT,
+            seed: 0,
+        }
+    }
+}
+
+/// Plain UCT at the step level: one search per step of the turn (the subtree of the step
+/// played is kept for the next step), accumulated into a whole turn. A fresh tree is built
+/// at every turn start.
+#[derive(Debug)]
+pub struct MctsPlayer {
+    name: String,
+    config: MctsConfig,
+    evaluator: RolloutEvaluator,
+    turns: u64,
+}
+
+impl MctsPlayer {
+    /// A player with these settings.
+    pub fn new(config: MctsConfig) -> Self {
+        MctsPlayer {
+            name: "mcts".into(),
+            evaluator: RolloutEvaluator::new(config.seed),
+            config,
+            turns: 0,
+        }
+    }
+
+    /// Renames the player (for reports).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+}
+
+/// Runs `simulations` more simulations on `search`'s current tree.
+fn run_simulations<E: Evaluator<FanoronaState>>(
+    search: &mut Search<FanoronaState>,
+    evaluator: &E,
+    simulations: u32,
+) -> Option<SearchResult<Action>> {
+    search.start_with(simulations);
+    let mut out = Vec::new();
+    while search.step() == Step::NeedsEvaluation {
+        let requests: Vec<_> = search.requests().collect();
+        out.clear();
+        evaluator.evaluate(&requests, &mut out);
+        drop(requests);
+        search.supply(&out);
+    }
+    search.result().cloned()
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, game: &Game, limit: Option<Limit>) -> Result<Choice, PlayerError> {
+        let started = Instant::now();
+        check_playable(game)?;
+        check_limit(limit)?;
+        let (simulations, millis) = match limit {
+            Some(Limit::Simulations(n)) => (n, None),
+            Some(Limit::Millis(ms)) => (self.config.simulations, Some(ms)),
+            Some(l @ Limit::Depth(_)) => {
+                return Err(PlayerError::UnsupportedLimit {
+                    player: self.name.clone(),
+                    limit: l,
+                });
+            }
+            None => (self.config.simulations, self.config.millis),
+        };
+        // A time too far away to represent is no time limit (simulations then decide).
+        let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        let config = MctsConfig {
+            simulations,
+            ..self.config
+        }
+        .search_config();
+        self.turns += 1;
+        let seed = game_seed(self.config.seed, self.turns);
+        let mut search = Search::new(FanoronaState::new(game.clone()), config, seed)?;
+        let mut turn = Turn::empty();
+        let mut total = 0u64;
+        let mut value = None;
+        loop {
+            let result = match deadline {
+                None => run_simulations(&mut search, &self.evaluator, simulations),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    let step_end = now + deadline.saturating_duration_since(now) / 2;
+                    let mut last = None;
+                    loop {
+                        let chunk =
+                            run_simulations(&mut search, &self.evaluator, MctsConfig::TIME_CHUNK);
+                        let Some(chunk) = chunk else { break };
+                        total += u64::from(chunk.simulations);
+                        last = Some(chunk);
+                        if Instant::now() >= step_end {
+                            break;
+                        }
+                    }
+                    // Count the chunks' simulations once: the result below adds the last one.
+                    if let Some(r) = &last {
+                        total -= u64::from(r.simulations);
+                    }
+                    last
+                }
+            };
+            let Some(result) = result else { break };
+            total += u64::from(result.simulations);
+            value.get_or_insert(result.value);
+            let action = result.best;
+            if let Action::Step(step) = action {
+                turn.push(step);
+            }
+            search.advance(action);
+            if search.root_state().position().is_turn_start() {
+                break;
+            }
+        }
+        Ok(Choice {
+            turn,
+            info: ChoiceInfo {
+                depth: None,
+                score: value.map(Score::Value),
+                nodes: total,
+                elapsed: started.elapsed(),
+            },
+        })
+    }
+}

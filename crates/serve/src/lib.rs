@@ -1,0 +1,120 @@
+//! Play Fanorona against the computer: an HTTP server (axum on tokio) with an embedded web
+//! page and a small JSON API, plus the pieces the terminal game (`fanorona play`) shares
+//! with it.
+//!
+//! - [`chooser`]: the [`TurnChooser`] trait the server and the terminal game call, the
+//!   strength [`Level`]s, and [`chooser_for`], the one place that picks the engine.
+//! - [`alphabeta`]: the built-in engine, a small alpha-beta search (a stand-in until the
+//!   project's own players plug in).
+//! - [`record`]: a game as start position plus turns, replayed and checked by the engine.
+//! - [`view`]: the JSON shapes; [`server`]: the router, limits and search pool.
+//!
+//! The page is plain HTML, CSS and JavaScript embedded with `include_str!`: no front-end
+//! build step. It implements no rule: the server sends the legal turns of the current
+//! position and the page offers exactly their steps.
+//!
+//! # HTTP API
+//!
+//! Every answer is JSON. The client keeps the game (the start position and the turns
+//! played) and sends all of it with each request; the server keeps no sessions.
+//!
+//! | route | what |
+//! | --- | --- |
+//! | `GET /` | the page (also `/app.js`, `/style.css`, `/favicon.svg`). Query parameters: `fen` (start position), `color` (`white`/`black`, the human's side), `level` |
+//! | `GET /api/health` | `{"status":"ok"}` |
+//! | `GET /api/info` | the engine's name, the levels (name, description, think time, depth), the default level, the start position, and the server's limits |
+//! | `POST /api/state` | the state of a game, e.g. for the human's turn |
+//! | `POST /api/move` | the engine plays the side to move, then the new state |
+//!
+//! **Request** (both `POST` routes): `{"start": "<position>", "turns": ["<turn>", ...],
+//! "level": "<level>"}`. `start` is optional (the standard start), `turns` are in RULES.md
+//! notation and default to none, `level` (`beginner`, `easy`, `medium` (default), `hard`)
+//! is used by `/api/move` only. Unknown fields are refused.
+//!
+//! **State** (the answer of `/api/state`; the `state` field of `/api/move`'s answer):
+//!
+//! ```json
+//! {
+//!   "start": "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1",
+//!   "turns": ["e2e3a"],
+//!   "position": "BBBB1BBBB/BBBB1BBBB/BWBWWBWBW/WWWW1WWWW/WWWWWWWWW b 0 1",
+//!   "board": ["BBBB.BBBB", "BBBB.BBBB", "BWBWWBWBW", "WWWW.WWWW", "WWWWWWWWW"],
+//!   "side_to_move": "black", "turn_number": 1, "no_capture_turns": 0,
+//!   "no_progress_limit": 50, "stones": {"white": 22, "black": 20},
+//!   "outcome": null,
+//!   "legal_turns": [["f4e5w"], ["f4e5w", "e5e4a"]],
+//!   "steps": {
+//!     "f4e5w": {"step": "f4e5w", "from": "f4", "to": "e5", "kind": "withdrawal",
+//!               "captured": ["g3", "h2", "i1"]},
+//!     "f4e5w,e5e4a": {"step": "e5e4a", "from": "e5", "to": "e4", "kind": "approach",
+//!                     "captured": ["e3"]}
+//!   },
+//!   "last_turn": {"turn": "e2e3a", "color": "white", "steps": [{"step": "e2e3a",
+//!                 "from": "e2", "to": "e3", "kind": "approach", "captured": ["e4", "e5"]}]}
+//! }
+//! ```
+//!
+//! `board` lists rows 5 down to 1, files `a` to `i`. `legal_turns` holds every legal turn
+//! as its list of steps; each prefix of a chain is a turn of its own, since a chain may stop
+//! after any capture. `steps` maps each legal turn, written with its steps joined by
+//! commas, to its last step in detail (`captured` lists the stones it takes, nearest
+//! first). When the game is over `legal_turns` is empty and `outcome` is
+//! `{"result": "1-0" | "0-1" | "1/2-1/2", "winner": "white" | "black" | null,
+//! "reason": "all-captured" | "no-legal-move" | "repetition" | "no-progress",
+//! "message": "white wins: black has no stones left"}`.
+//!
+//! **Move** (the answer of `/api/move`): the engine plays the side to move of the game sent.
+//! For `{"turns": ["e2e3a"], "level": "easy"}`:
+//!
+//! ```json
+//! {
+//!   "engine_turn": {"turn": "f4e5w", "color": "black", "steps": [{"step": "f4e5w",
+//!                   "from": "f4", "to": "e5", "kind": "withdrawal",
+//!                   "captured": ["g3", "h2", "i1"]}]},
+//!   "level": "easy", "think_ms": 1,
+//!   "state": {"turns": ["e2e3a", "f4e5w"], "side_to_move": "white", ...}
+//! }
+//! ```
+//!
+//! `engine_turn` is `null` when the game sent was already over (`state` then says how).
+//!
+//! **Errors**: `{"error": "<what is wrong>", "turn": <1-based turn number or null>}` with
+//! status 400 for malformed JSON, unknown fields, a bad start position, an unknown level,
+//! a game longer than the limit, or a turn that is not notation or not legal. For the
+//! turns `["e2e3a", "e2e3a"]`:
+//!
+//! ```json
+//! {"error": "turn 2 (e2e3a) is illegal: step 1 (e2e3a) is illegal: no black stone on e2",
+//!  "turn": 2}
+//! ```
+//!
+//! Also 413 for a body over the limit (64 KiB), 404 for an unknown route, 405 for a wrong
+//! method, 503 when every search slot stayed busy for 30 s, and 500 (never expected) if
+//! the engine fails; a panic in a handler is caught and answered with 500.
+//!
+//! **Limits** ([`ServerConfig`]): request body 64 KiB, 3000 turns a game, think time
+//! the level's and never over 5 s, and one search at a time per CPU core (others queue).
+//! Searches run on tokio's blocking pool, so the server keeps answering while they run.
+//!
+//! ```no_run
+//! use fanorona_serve::{ServerConfig, chooser_for, run};
+//!
+//! let engine = chooser_for(None).unwrap();
+//! run("127.0.0.1:8080".parse().unwrap(), engine, ServerConfig::default(), |addr| {
+//!     println!("listening on http://{addr}/");
+//! })
+//! .unwrap();
+//! ```
+
+pub mod alphabeta;
+mod assets;
+pub mod chooser;
+mod error;
+pub mod record;
+pub mod server;
+pub mod view;
+
+pub use chooser::{ChooseError, Level, TurnChooser, UnknownLevel, chooser_for};
+pub use error::{ReplayError, ServeError};
+pub use record::GameRecord;
+pub use server::{ServerConfig, router, run};

@@ -1,0 +1,299 @@
+//! The JSON shapes of the API: what clients send and what the server answers.
+//!
+//! See the crate documentation for the routes and an example.
+
+use std::collections::BTreeMap;
+
+use fanorona_engine::{Bitboard, Color, HEIGHT, Outcome, Point, StepKind, WIDTH};
+use serde::{Deserialize, Serialize};
+
+use crate::chooser::Level;
+use crate::error::ReplayError;
+use crate::record::{GameRecord, StepDetail, list_turns};
+
+/// A game as the client sends it, to `POST /api/state` and `POST /api/move`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameRequest {
+    /// The start position in notation; the standard start when absent.
+    #[serde(default)]
+    pub start: Option<String>,
+    /// The turns played from it, in notation (`"d2e3a"`, `"e2e3a,e3d4w"`).
+    #[serde(default)]
+    pub turns: Vec<String>,
+    /// The engine's strength for `/api/move` (`beginner`, `easy`, `medium`, `hard`);
+    /// `medium` when absent. Ignored by `/api/state`.
+    #[serde(default)]
+    pub level: Option<String>,
+}
+
+/// The state of a game after the turns sent (and, for `/api/move`, the engine's turn).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StateView {
+    /// The start position in notation.
+    pub start: String,
+    /// Every turn played from the start, in notation.
+    pub turns: Vec<String>,
+    /// The current position in notation.
+    pub position: String,
+    /// The board, rows 5 down to 1, each nine characters `a`..`i`: `W`, `B` or `.`.
+    pub board: Vec<String>,
+    /// `white` or `black`.
+    pub side_to_move: String,
+    /// Turn number (increases after Black's turn).
+    pub turn_number: u32,
+    /// Consecutive turns without a capture.
+    pub no_capture_turns: u32,
+    /// The no-progress draw limit in force.
+    pub no_progress_limit: u32,
+    /// Stones left on each side.
+    pub stones: StoneCounts,
+    /// The result when the game is over, otherwise `null`.
+    pub outcome: Option<OutcomeView>,
+    /// Every legal turn for the side to move, each as its list of steps in notation. Every
+    /// prefix of a chain is a turn of its own (a chain may stop after any capture). Empty
+    /// when the game is over.
+    pub legal_turns: Vec<Vec<String>>,
+    /// For each legal turn (written as its steps joined by commas), its last step in detail.
+    /// So `steps["e2e3a,e3d4w"]` says what `e3d4w` captures after `e2e3a`.
+    pub steps: BTreeMap<String, StepView>,
+    /// The last turn played, when there is one.
+    pub last_turn: Option<TurnView>,
+}
+
+/// Stones left on each side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StoneCounts {
+    /// White stones.
+    pub white: u32,
+    /// Black stones.
+    pub black: u32,
+}
+
+/// One step and what it captures.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StepView {
+    /// The step in notation, e.g. `d3e3a`.
+    pub step: String,
+    /// Origin point, e.g. `d3`.
+    pub from: String,
+    /// Destination point, e.g. `e3`.
+    pub to: String,
+    /// `approach`, `withdrawal` or `paika`.
+    pub kind: String,
+    /// The enemy stones it captures, nearest first.
+    pub captured: Vec<String>,
+}
+
+/// A whole turn with each step's captures.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TurnView {
+    /// The turn in notation.
+    pub turn: String,
+    /// Who played it: `white` or `black`.
+    pub color: String,
+    /// Its steps.
+    pub steps: Vec<StepView>,
+}
+
+/// A finished game's result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OutcomeView {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// `white`, `black`, or `null` for a draw.
+    pub winner: Option<String>,
+    /// `all-captured`, `no-legal-move`, `repetition` or `no-progress`.
+    pub reason: String,
+    /// The result in words, e.g. `white wins: black has no stones left`.
+    pub message: String,
+}
+
+/// The answer of `POST /api/move`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MoveResponse {
+    /// The engine's turn, or `null` when the game was already over.
+    pub engine_turn: Option<TurnView>,
+    /// The level the engine played at.
+    pub level: String,
+    /// How long the engine thought, in milliseconds.
+    pub think_ms: u64,
+    /// The game after the engine's turn.
+    pub state: StateView,
+}
+
+/// The body of every error answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// What is wrong, in words.
+    pub error: String,
+    /// The 1-based number of the offending turn, when one turn is to blame.
+    pub turn: Option<usize>,
+}
+
+/// The answer of `GET /api/info`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InfoView {
+    /// The engine's name.
+    pub engine: String,
+    /// The strength levels, weakest first.
+    pub levels: Vec<LevelView>,
+    /// The level used when a request names none.
+    pub default_level: String,
+    /// The standard start position.
+    pub start: String,
+    /// The no-progress draw limit.
+    pub no_progress_limit: u32,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Most turns a game may have.
+    pub max_turns: usize,
+    /// Longest the engine thinks, in milliseconds, whatever the level.
+    pub max_think_ms: u64,
+}
+
+/// One strength level.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LevelView {
+    /// Its name.
+    pub name: String,
+    /// What it is like to play.
+    pub description: String,
+    /// Think time per turn in milliseconds.
+    pub think_ms: u64,
+    /// Search depth in turns.
+    pub depth: u32,
+}
+
+impl From<Level> for LevelView {
+    fn from(level: Level) -> LevelView {
+        LevelView {
+            name: level.name().into(),
+            description: level.description().into(),
+            think_ms: level.think_time().as_millis() as u64,
+            depth: level.max_depth(),
+        }
+    }
+}
+
+fn points(b: Bitboard) -> Vec<String> {
+    b.iter().map(|p| p.to_string()).collect()
+}
+
+/// Captured points ordered from the capturing stone outwards, as they are taken.
+fn captured_in_order(detail: &StepDetail) -> Vec<String> {
+    let step = detail.step;
+    let (start, dir) = match step.kind() {
+        StepKind::Paika => return Vec::new(),
+        StepKind::Approach => (step.to(), step.dir()),
+        StepKind::Withdrawal => (step.from(), step.dir().opposite()),
+    };
+    let mut out = Vec::new();
+    let mut p = start;
+    while let Some(next) = p.neighbour(dir) {
+        if !detail.captured.contains(next) {
+            break;
+        }
+        out.push(next.to_string());
+        p = next;
+    }
+    // Fall back to board order if the line walk missed any (it cannot by the rules).
+    if out.len() as u32 != detail.captured.count() {
+        return points(detail.captured);
+    }
+    out
+}
+
+impl From<&StepDetail> for StepView {
+    fn from(d: &StepDetail) -> StepView {
+        StepView {
+            step: d.step.to_string(),
+            from: d.step.from().to_string(),
+            to: d.step.to().to_string(),
+            kind: match d.step.kind() {
+                StepKind::Paika => "paika",
+                StepKind::Approach => "approach",
+                StepKind::Withdrawal => "withdrawal",
+            }
+            .into(),
+            captured: captured_in_order(d),
+        }
+    }
+}
+
+impl From<Outcome> for OutcomeView {
+    fn from(o: Outcome) -> OutcomeView {
+        OutcomeView {
+            result: o.score().into(),
+            winner: o.winner().map(|c| c.name().into()),
+            reason: o.reason_tag().into(),
+            message: o.to_string(),
+        }
+    }
+}
+
+/// Describe a turn given as its detailed steps.
+pub fn turn_view(color: Color, steps: &[StepDetail]) -> TurnView {
+    let steps: Vec<StepView> = steps.iter().map(StepView::from).collect();
+    TurnView {
+        turn: steps
+            .iter()
+            .map(|s| s.step.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+        color: color.name().into(),
+        steps,
+    }
+}
+
+impl StateView {
+    /// The state of `record`, listing at most `max_listed_turns` legal turns.
+    pub fn build(record: &GameRecord, max_listed_turns: u64) -> Result<StateView, ReplayError> {
+        let game = record.game();
+        let pos = game.position();
+        let outcome = game.outcome();
+        let mut legal_turns = Vec::new();
+        let mut steps = BTreeMap::new();
+        if outcome.is_none() {
+            for turn in list_turns(pos, max_listed_turns)? {
+                let names: Vec<String> = turn.iter().map(|d| d.step.to_string()).collect();
+                if let Some(last) = turn.last() {
+                    steps.insert(names.join(","), StepView::from(last));
+                }
+                legal_turns.push(names);
+            }
+        }
+        let board = (0..HEIGHT)
+            .rev()
+            .map(|y| {
+                (0..WIDTH)
+                    .map(|x| match Point::new(x, y).and_then(|p| pos.color_at(p)) {
+                        Some(Color::White) => 'W',
+                        Some(Color::Black) => 'B',
+                        None => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(StateView {
+            start: record.start().to_string(),
+            turns: record.turns().iter().map(|t| t.to_string()).collect(),
+            position: pos.to_string(),
+            board,
+            side_to_move: pos.side_to_move().name().into(),
+            turn_number: pos.turn_number(),
+            no_capture_turns: pos.no_capture_turns(),
+            no_progress_limit: game.rules().no_progress_limit,
+            stones: StoneCounts {
+                white: pos.stones(Color::White).count(),
+                black: pos.stones(Color::Black).count(),
+            },
+            outcome: outcome.map(OutcomeView::from),
+            legal_turns,
+            steps,
+            last_turn: record
+                .last_turn()
+                .map(|(color, details)| turn_view(color, &details)),
+        })
+    }
+}

@@ -1,0 +1,790 @@
+// Fanorona web page: draws the board, turns clicks into steps, and talks to the server.
+//
+// This file implements no rule of the game. The server sends, for the current position,
+// every legal turn as a list of steps; the page offers exactly the steps that extend the
+// turn built so far. What each step captures also comes from the server.
+'use strict';
+
+(() => {
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const START_FEN = 'BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1';
+  const COLS = 'abcdefghi';
+  const SPACING = 100;
+  const MARGIN_X = 80; // room for the row numbers on both sides
+  const MARGIN_Y = 56;
+  const STONE_R = 34;
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  const MOVE_MS = reducedMotion ? 0 : 320;
+  const FADE_MS = reducedMotion ? 0 : 380;
+  const ENGINE_PAUSE_MS = reducedMotion ? 50 : 260;
+
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(window.location.search);
+
+  const app = {
+    start: params.get('fen') || null, // null: the standard start
+    turns: [], // the game so far, in notation
+    state: null, // the server's state for `turns`
+    prefix: [], // steps of the human's turn in progress
+    board: new Map(), // point -> 'white' | 'black', as shown
+    stones: new Map(), // point -> SVG element
+    selected: null, // point of the selected stone
+    choice: null, // {to, options} while approach/withdrawal is being chosen
+    human: params.get('color') === 'black' ? 'black' : 'white',
+    level: params.get('level') || 'medium',
+    phase: 'loading',
+    mover: null, // who is moving while a step is animated
+    epoch: 0, // bumped by new game and undo; stale answers are dropped
+    bannerClosed: false,
+    retry: null, // what "Try again" does after a failed request
+  };
+
+  // ---------------------------------------------------------------- geometry (drawing only)
+
+  const pointName = (x, y) => COLS[x] + (y + 1);
+  const parsePoint = (p) => [COLS.indexOf(p[0]), Number(p[1]) - 1];
+  const flipped = () => app.human === 'black';
+  function xy(p) {
+    const [x, y] = parsePoint(p);
+    const fx = flipped() ? 8 - x : x;
+    const fy = flipped() ? y : 4 - y;
+    return [MARGIN_X + fx * SPACING, MARGIN_Y + fy * SPACING];
+  }
+  const other = (c) => (c === 'white' ? 'black' : 'white');
+  const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+  function el(name, attrs = {}, parent = null) {
+    const e = document.createElementNS(SVG_NS, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  const svg = $('board');
+  const layers = {};
+
+  function drawBoard() {
+    svg.textContent = '';
+    const defs = el('defs', {}, svg);
+    defs.innerHTML = `
+      <linearGradient id="wood" x1="0" y1="0" x2="1" y2="1">
+        <stop offset="0" stop-color="#e2b27a"/><stop offset="0.45" stop-color="#cf9658"/>
+        <stop offset="1" stop-color="#b5793f"/>
+      </linearGradient>
+      <radialGradient id="stone-white" cx="0.35" cy="0.3" r="0.75">
+        <stop offset="0" stop-color="#ffffff"/><stop offset="0.55" stop-color="#f1e8d6"/>
+        <stop offset="1" stop-color="#cbbb9a"/>
+      </radialGradient>
+      <radialGradient id="stone-black" cx="0.35" cy="0.3" r="0.75">
+        <stop offset="0" stop-color="#6b5d55"/><stop offset="0.5" stop-color="#2b2220"/>
+        <stop offset="1" stop-color="#0d0a09"/>
+      </radialGradient>
+      <filter id="shadow" x="-30%" y="-30%" width="160%" height="160%">
+        <feDropShadow dx="0" dy="4" stdDeviation="3.5" flood-color="#2a1405" flood-opacity="0.45"/>
+      </filter>
+      <marker id="arrow" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+        <path d="M0,0 L10,5 L0,10 z" fill="#f6c453"/>
+      </marker>`;
+    el('rect', { x: 4, y: 4, width: 952, height: 532, rx: 26, class: 'wood' }, svg);
+    const grain = el('g', { class: 'grain' }, svg);
+    for (let i = 0; i < 14; i += 1) {
+      const y = 30 + i * 36 + (i % 3) * 7;
+      const wobble = 6 + (i % 4) * 3;
+      el('path', { d: `M10 ${y} C 240 ${y - wobble}, 480 ${y + wobble}, 720 ${y - wobble / 2} S 940 ${y + wobble}, 950 ${y}` }, grain);
+    }
+    const lines = el('g', { class: 'lines' }, svg);
+    const seg = (a, b) => {
+      const [x1, y1] = xy(a);
+      const [x2, y2] = xy(b);
+      el('line', { x1, y1, x2, y2 }, lines);
+    };
+    for (let y = 0; y < 5; y += 1) seg(pointName(0, y), pointName(8, y));
+    for (let x = 0; x < 9; x += 1) seg(pointName(x, 0), pointName(x, 4));
+    // Diagonals join strong points (x + y even) only.
+    for (let x = 0; x < 8; x += 1) {
+      for (let y = 0; y < 5; y += 1) {
+        if ((x + y) % 2 !== 0) continue;
+        if (y < 4) seg(pointName(x, y), pointName(x + 1, y + 1));
+        if (y > 0) seg(pointName(x, y), pointName(x + 1, y - 1));
+      }
+    }
+    const dots = el('g', { class: 'dots' }, svg);
+    for (let x = 0; x < 9; x += 1) {
+      for (let y = 0; y < 5; y += 1) {
+        const [cx, cy] = xy(pointName(x, y));
+        el('circle', { cx, cy, r: (x + y) % 2 === 0 ? 7 : 5 }, dots);
+      }
+    }
+    const labels = el('g', { class: 'coords', 'aria-hidden': 'true' }, svg);
+    for (let x = 0; x < 9; x += 1) {
+      const [cx] = xy(pointName(x, 0));
+      const t = el('text', { x: cx, y: 527, 'text-anchor': 'middle' }, labels);
+      t.textContent = COLS[x];
+    }
+    for (let y = 0; y < 5; y += 1) {
+      const [, cy] = xy(pointName(0, y));
+      for (const lx of [30, 930]) {
+        const t = el('text', { x: lx, y: cy + 9, 'text-anchor': 'middle' }, labels);
+        t.textContent = String(y + 1);
+      }
+    }
+    for (const name of ['last', 'marks', 'stones', 'overlay', 'hits']) {
+      layers[name] = el('g', { class: `layer-${name}` }, svg);
+    }
+    for (let y = 4; y >= 0; y -= 1) {
+      for (let x = 0; x < 9; x += 1) {
+        const p = pointName(x, y);
+        const [cx, cy] = xy(p);
+        const hit = el('circle', { cx, cy, r: 48, class: 'hit', 'data-point': p, role: 'button' }, layers.hits);
+        hit.addEventListener('click', () => onPoint(p));
+        hit.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            onPoint(p);
+          }
+        });
+        hit.addEventListener('mouseenter', () => previewCaptures(p));
+        hit.addEventListener('mouseleave', () => previewCaptures(null));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------ stones
+
+  function placeStone(p, color) {
+    const [cx, cy] = xy(p);
+    const g = el('g', { class: `stone ${color}`, 'data-point': p, 'data-color': color }, layers.stones);
+    g.style.transform = `translate(${cx}px, ${cy}px)`;
+    el('circle', { r: STONE_R, fill: `url(#stone-${color})`, filter: 'url(#shadow)' }, g);
+    el('circle', { r: STONE_R - 9, class: 'rim' }, g);
+    app.stones.set(p, g);
+  }
+
+  function drawStones() {
+    layers.stones.textContent = '';
+    app.stones.clear();
+    for (const [p, color] of app.board) placeStone(p, color);
+  }
+
+  function boardFromState(state) {
+    const board = new Map();
+    state.board.forEach((row, i) => {
+      const y = 4 - i;
+      [...row].forEach((ch, x) => {
+        if (ch === 'W') board.set(pointName(x, y), 'white');
+        if (ch === 'B') board.set(pointName(x, y), 'black');
+      });
+    });
+    return board;
+  }
+
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  // Show one step: slide the stone, then fade the stones it captures.
+  async function animateStep(info) {
+    const color = app.board.get(info.from);
+    const g = app.stones.get(info.from);
+    app.board.delete(info.from);
+    app.stones.delete(info.from);
+    if (color) app.board.set(info.to, color);
+    if (g) {
+      const [cx, cy] = xy(info.to);
+      g.setAttribute('data-point', info.to);
+      g.style.transform = `translate(${cx}px, ${cy}px)`;
+      app.stones.set(info.to, g);
+    }
+    await sleep(MOVE_MS);
+    for (const p of info.captured) {
+      app.board.delete(p);
+      const s = app.stones.get(p);
+      app.stones.delete(p);
+      if (s) {
+        s.classList.add('fading');
+        setTimeout(() => s.remove(), FADE_MS + 50);
+      }
+    }
+    if (info.captured.length) await sleep(FADE_MS);
+  }
+
+  // ------------------------------------------------------------------ legal steps
+
+  // The steps that extend the turn built so far, from the server's list of legal turns.
+  function nextOptions() {
+    if (!app.state || app.state.outcome) return [];
+    const k = app.prefix.length;
+    const seen = new Map();
+    for (const turn of app.state.legal_turns) {
+      if (turn.length <= k) continue;
+      let match = true;
+      for (let i = 0; i < k; i += 1) {
+        if (turn[i] !== app.prefix[i]) {
+          match = false;
+          break;
+        }
+      }
+      if (!match) continue;
+      const key = turn.slice(0, k + 1).join(',');
+      if (seen.has(key)) continue;
+      const step = turn[k];
+      const info = app.state.steps[key] || {
+        step, from: step.slice(0, 2), to: step.slice(2, 4), kind: 'paika', captured: [],
+      };
+      seen.set(key, { key, step, info });
+    }
+    return [...seen.values()];
+  }
+
+  // ---------------------------------------------------------------------- clicks
+
+  function onPoint(p) {
+    if (app.phase !== 'human' && app.phase !== 'chain') return;
+    if (app.choice) {
+      const picked = app.choice.options.find((o) => o.info.captured.includes(p));
+      closeChoice();
+      if (picked) {
+        playHumanStep(picked);
+        return;
+      }
+    }
+    const options = nextOptions();
+    if (app.prefix.length > 0) {
+      const chainStone = app.prefix[app.prefix.length - 1].slice(2, 4);
+      tryDestination(options.filter((o) => o.info.from === chainStone), p);
+      return;
+    }
+    if (options.some((o) => o.info.from === p)) {
+      app.selected = app.selected === p ? null : p;
+      renderMarks();
+      return;
+    }
+    if (app.selected && tryDestination(options.filter((o) => o.info.from === app.selected), p)) return;
+    app.selected = null;
+    renderMarks();
+  }
+
+  function tryDestination(fromSelected, p) {
+    const here = fromSelected.filter((o) => o.info.to === p);
+    if (here.length === 1) {
+      playHumanStep(here[0]);
+      return true;
+    }
+    if (here.length > 1) {
+      openChoice(p, here);
+      return true;
+    }
+    return false;
+  }
+
+  async function playHumanStep(option) {
+    const epoch = app.epoch;
+    setPhase('animating', app.human);
+    app.selected = null;
+    clearMarks();
+    await animateStep(option.info);
+    if (epoch !== app.epoch) return;
+    app.prefix.push(option.step);
+    if (nextOptions().length === 0) {
+      finishHumanTurn();
+    } else {
+      setPhase('chain');
+      render();
+    }
+  }
+
+  function finishHumanTurn() {
+    if (app.prefix.length === 0) return;
+    app.turns.push(app.prefix.join(','));
+    app.prefix = [];
+    app.selected = null;
+    engineMove();
+  }
+
+  // ------------------------------------------------- approach / withdrawal choice
+
+  function openChoice(to, options) {
+    app.choice = { to, options };
+    const box = $('choice');
+    for (const o of options) {
+      const b = box.querySelector(`button[data-kind="${o.info.kind}"]`);
+      if (!b) continue;
+      const verb = o.info.kind === 'approach' ? 'Approach' : 'Withdraw';
+      b.textContent = `${verb}: take ${o.info.captured.join(', ')}`;
+      b.dataset.step = o.step;
+    }
+    box.hidden = false;
+    renderMarks();
+    box.querySelector('button').focus({ preventScroll: true });
+  }
+
+  function closeChoice() {
+    app.choice = null;
+    $('choice').hidden = true;
+    renderMarks();
+  }
+
+  $('choice').addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (!b || !app.choice) return;
+    const picked = app.choice.options.find((o) => o.info.kind === b.dataset.kind);
+    closeChoice();
+    if (picked) playHumanStep(picked);
+  });
+
+  // ------------------------------------------------------------------ the server
+
+  async function api(path, body) {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (_) {
+      data = { error: `the server answered ${response.status}` };
+    }
+    if (!response.ok) {
+      const err = new Error(data && data.error ? data.error : `the server answered ${response.status}`);
+      err.turn = data ? data.turn : null;
+      throw err;
+    }
+    return data;
+  }
+
+  const gameBody = () => {
+    const body = { turns: app.turns };
+    if (app.start) body.start = app.start;
+    return body;
+  };
+
+  async function loadState() {
+    const epoch = app.epoch;
+    setPhase('loading');
+    try {
+      const state = await api('/api/state', gameBody());
+      if (epoch !== app.epoch) return;
+      adopt(state);
+      if (!state.outcome && state.side_to_move !== app.human) engineMove();
+    } catch (e) {
+      if (epoch !== app.epoch) return;
+      showError(e.message);
+      setPhase('error');
+      render();
+    }
+  }
+
+  async function engineMove() {
+    const epoch = app.epoch;
+    setPhase('thinking');
+    render();
+    try {
+      const answer = await api('/api/move', { ...gameBody(), level: app.level });
+      if (epoch !== app.epoch) return;
+      if (answer.engine_turn) {
+        setPhase('animating', other(app.human));
+        // The human's turn may have been shown only locally: start from the server's view
+        // of the position before the engine's turn.
+        for (const step of answer.engine_turn.steps) {
+          await sleep(ENGINE_PAUSE_MS);
+          if (epoch !== app.epoch) return;
+          await animateStep(step);
+          if (epoch !== app.epoch) return;
+        }
+      }
+      adopt(answer.state);
+    } catch (e) {
+      if (epoch !== app.epoch) return;
+      app.prefix = [];
+      if (e.turn && e.turn === app.turns.length) {
+        // The human's last turn was refused: take it back and show the server's view.
+        showError(e.message);
+        app.turns.pop();
+        loadState();
+      } else {
+        // The engine could not answer (busy server, lost connection): offer to ask again.
+        showError(e.message, engineMove);
+        setPhase('error');
+        render();
+      }
+    }
+  }
+
+  function adopt(state) {
+    app.state = state;
+    app.turns = state.turns.slice();
+    app.prefix = [];
+    app.selected = null;
+    app.board = boardFromState(state);
+    drawStones();
+    if (state.outcome) setPhase('over');
+    else setPhase(state.side_to_move === app.human ? 'human' : 'thinking');
+    render();
+  }
+
+  // ------------------------------------------------------------------ rendering
+
+  function setPhase(phase, mover = null) {
+    app.phase = phase;
+    app.mover = mover;
+    document.body.dataset.phase = phase;
+    if (phase === 'animating') layers.last.textContent = '';
+    renderStatus();
+  }
+
+  function clearMarks() {
+    layers.marks.textContent = '';
+    layers.overlay.textContent = '';
+  }
+
+  function ring(p, cls, parent = layers.marks, r = STONE_R + 7) {
+    const [cx, cy] = xy(p);
+    return el('circle', { cx, cy, r, class: cls, 'data-point': p }, parent);
+  }
+
+  function renderMarks() {
+    clearMarks();
+    for (const hit of layers.hits.children) {
+      hit.removeAttribute('tabindex');
+      hit.setAttribute('aria-label', describePoint(hit.dataset.point));
+    }
+    if (app.phase !== 'human' && app.phase !== 'chain') return;
+    const options = nextOptions();
+    const focusable = new Set();
+    if (app.prefix.length > 0) {
+      // A chain: the stone's path so far, and where it can capture next.
+      const chainStone = app.prefix[app.prefix.length - 1].slice(2, 4);
+      const path = [app.prefix[0].slice(0, 2), ...app.prefix.map((s) => s.slice(2, 4))];
+      drawPath(path, 'chain-path', layers.marks);
+      for (const p of path.slice(0, -1)) ring(p, 'visited', layers.marks, 12);
+      // Where the stones captured so far in this turn stood.
+      for (let i = 1; i <= app.prefix.length; i += 1) {
+        const info = app.state.steps[app.prefix.slice(0, i).join(',')];
+        if (info) for (const p of info.captured) ring(p, 'ghost', layers.marks, STONE_R - 4);
+      }
+      ring(chainStone, 'selected');
+      drawDestinations(options.filter((o) => o.info.from === chainStone), focusable);
+    } else {
+      const compulsory = options.some((o) => o.info.kind !== 'paika');
+      const movable = new Set(options.map((o) => o.info.from));
+      for (const p of movable) {
+        if (p === app.selected) continue;
+        ring(p, compulsory ? 'can-capture' : 'movable');
+        focusable.add(p);
+      }
+      if (app.selected) {
+        ring(app.selected, 'selected');
+        focusable.add(app.selected);
+        drawDestinations(options.filter((o) => o.info.from === app.selected), focusable);
+      }
+    }
+    if (app.choice) {
+      for (const o of app.choice.options) {
+        for (const p of o.info.captured) {
+          ring(p, `line-${o.info.kind}`, layers.overlay, STONE_R + 3);
+        }
+      }
+    }
+    for (const hit of layers.hits.children) {
+      if (focusable.has(hit.dataset.point)) hit.setAttribute('tabindex', '0');
+    }
+  }
+
+  function drawDestinations(options, focusable) {
+    const byTo = new Map();
+    for (const o of options) {
+      if (!byTo.has(o.info.to)) byTo.set(o.info.to, []);
+      byTo.get(o.info.to).push(o);
+    }
+    for (const [to, list] of byTo) {
+      const capture = list.some((o) => o.info.kind !== 'paika');
+      const dot = ring(to, capture ? 'dest capture' : 'dest', layers.marks, 15);
+      dot.setAttribute('data-kinds', list.map((o) => o.info.kind).join(' '));
+      if (list.length > 1) {
+        const [cx, cy] = xy(to);
+        const t = el('text', { x: cx, y: cy - 24, class: 'dest-label', 'text-anchor': 'middle' }, layers.marks);
+        t.textContent = 'A / W';
+      }
+      focusable.add(to);
+    }
+  }
+
+  function previewCaptures(p) {
+    layers.overlay.querySelectorAll('.preview').forEach((n) => n.remove());
+    if (!p || app.choice || (app.phase !== 'human' && app.phase !== 'chain')) return;
+    const from = app.prefix.length ? app.prefix[app.prefix.length - 1].slice(2, 4) : app.selected;
+    if (!from) return;
+    for (const o of nextOptions()) {
+      if (o.info.from !== from || o.info.to !== p) continue;
+      for (const q of o.info.captured) ring(q, `preview line-${o.info.kind}`, layers.overlay, STONE_R + 3);
+    }
+  }
+
+  function drawPath(points, cls, parent) {
+    if (points.length < 2) return;
+    const d = points.map((p, i) => {
+      const [x, y] = xy(p);
+      return `${i ? 'L' : 'M'}${x} ${y}`;
+    }).join(' ');
+    el('path', { d, class: cls, 'marker-end': 'url(#arrow)' }, parent);
+  }
+
+  function renderLastTurn() {
+    layers.last.textContent = '';
+    const last = app.state && app.state.last_turn;
+    if (!last || app.prefix.length > 0 || app.phase === 'animating') return;
+    const path = [last.steps[0].from, ...last.steps.map((s) => s.to)];
+    ring(path[0], 'last-from', layers.last, 14);
+    drawPath(path, 'last-path', layers.last);
+    for (const s of last.steps) {
+      for (const p of s.captured) ring(p, 'ghost', layers.last, STONE_R - 4);
+    }
+  }
+
+  function describePoint(p) {
+    const c = app.board.get(p);
+    return c ? `${p}, ${c} stone` : `${p}, empty`;
+  }
+
+  function renderMoves() {
+    const list = $('moves');
+    list.textContent = '';
+    const start = (app.state && app.state.start) || app.start || START_FEN;
+    const fields = start.split(/\s+/);
+    let side = fields[1] === 'b' ? 'black' : 'white';
+    let number = Number(fields[3] || 1);
+    let li = null;
+    app.turns.forEach((turn, i) => {
+      if (!li || side === 'white') {
+        li = document.createElement('li');
+        const n = document.createElement('span');
+        n.className = 'num';
+        n.textContent = `${number}.`;
+        li.appendChild(n);
+        if (side === 'black') {
+          const gap = document.createElement('span');
+          gap.className = 'move empty';
+          gap.textContent = '…';
+          li.appendChild(gap);
+        }
+        list.appendChild(li);
+      }
+      const m = document.createElement('span');
+      m.className = `move ${side}`;
+      if (i === app.turns.length - 1) m.classList.add('last');
+      m.textContent = turn.replaceAll(',', ', ');
+      m.title = `${cap(side)}: ${turn}`;
+      li.appendChild(m);
+      if (side === 'black') number += 1;
+      side = other(side);
+    });
+    if (app.prefix.length) {
+      const m = document.createElement('li');
+      m.className = 'pending';
+      m.textContent = `${app.prefix.join(', ')} …`;
+      list.appendChild(m);
+    }
+    list.scrollTop = list.scrollHeight;
+  }
+
+  const REASONS = {
+    'all-captured': (loser) => `${cap(loser)} has no stones left.`,
+    'no-legal-move': (loser) => `${cap(loser)} cannot move.`,
+    repetition: () => 'The same position came up for the third time: a draw by repetition.',
+    'no-progress': () => 'Too many turns passed without a capture: a draw for lack of progress.',
+  };
+
+  function renderBanner() {
+    const banner = $('banner');
+    const outcome = app.state && app.state.outcome;
+    if (!outcome || app.bannerClosed) {
+      banner.hidden = true;
+      return;
+    }
+    const title = outcome.winner === null ? 'Draw'
+      : outcome.winner === app.human ? 'You win!' : 'You lose';
+    $('banner-title').textContent = title;
+    const loser = outcome.winner ? other(outcome.winner) : null;
+    $('banner-reason').textContent = REASONS[outcome.reason] ? REASONS[outcome.reason](loser) : outcome.message;
+    $('banner-result').textContent = `${outcome.result} · ${outcome.message}`;
+    banner.dataset.reason = outcome.reason;
+    banner.dataset.winner = outcome.winner || 'none';
+    banner.className = `banner ${outcome.winner === null ? 'draw' : outcome.winner === app.human ? 'won' : 'lost'}`;
+    banner.hidden = false;
+  }
+
+  function renderStatus() {
+    const status = $('status');
+    const dot = $('turn-dot');
+    const s = app.state;
+    $('thinking').hidden = app.phase !== 'thinking';
+    const engine = other(app.human);
+    let text = '';
+    let mover = s ? s.side_to_move : 'white';
+    switch (app.phase) {
+      case 'loading': text = 'Loading…'; break;
+      case 'thinking': text = `${cap(engine)} is thinking`; mover = engine; break;
+      case 'animating':
+        text = app.mover === app.human ? 'Moving…' : `${cap(engine)} plays`;
+        mover = app.mover || mover;
+        break;
+      case 'chain': text = 'Keep capturing with the same stone, or press End turn.'; break;
+      case 'over': text = s && s.outcome ? `Game over: ${s.outcome.message}.` : 'Game over.'; break;
+      case 'error': text = 'Something went wrong; see the message below.'; break;
+      default: {
+        const options = nextOptions();
+        const compulsory = options.some((o) => o.info.kind !== 'paika');
+        text = `Your turn (${cap(app.human)}). `;
+        text += compulsory ? 'Capturing is compulsory: pick a ringed stone.' : 'No capture available: make a quiet move.';
+      }
+    }
+    status.textContent = text;
+    dot.className = `turn-dot ${mover}`;
+    $('end-turn').hidden = app.phase !== 'chain';
+    const humanTurns = countHumanTurns();
+    $('undo').disabled = !(app.prefix.length > 0 || humanTurns > 0) || app.phase === 'loading';
+    if (s) {
+      $('count-white').textContent = s.stones.white;
+      $('count-black').textContent = s.stones.black;
+      $('quiet').textContent = s.no_capture_turns > 0
+        ? `${s.no_capture_turns}/${s.no_progress_limit} quiet turns` : '';
+    }
+  }
+
+  function startSide() {
+    const start = (app.state && app.state.start) || app.start || START_FEN;
+    return start.split(/\s+/)[1] === 'b' ? 'black' : 'white';
+  }
+  const sideAfter = (n) => (n % 2 === 0 ? startSide() : other(startSide()));
+  function countHumanTurns() {
+    let n = 0;
+    for (let i = 0; i < app.turns.length; i += 1) if (sideAfter(i) === app.human) n += 1;
+    return n;
+  }
+
+  function render() {
+    renderLastTurn();
+    renderMarks();
+    renderMoves();
+    renderStatus();
+    renderBanner();
+  }
+
+  function showError(message, retry = null) {
+    $('error-text').textContent = message;
+    $('error').hidden = false;
+    $('retry').hidden = !retry;
+    app.retry = retry;
+  }
+  function clearError() {
+    $('error').hidden = true;
+    app.retry = null;
+  }
+
+  // ------------------------------------------------------------------ controls
+
+  function newGame() {
+    app.epoch += 1;
+    app.turns = [];
+    app.prefix = [];
+    app.selected = null;
+    app.bannerClosed = false;
+    drawBoard();
+    closeChoice();
+    clearError();
+    loadState();
+  }
+
+  function undo() {
+    if (app.choice) closeChoice();
+    if (app.prefix.length > 0) {
+      // Take back the chain in progress: the server's position is still the turn start.
+      app.epoch += 1;
+      adopt(app.state);
+      return;
+    }
+    let n = app.turns.length;
+    do {
+      n -= 1;
+    } while (n > 0 && sideAfter(n) !== app.human);
+    if (n < 0 || sideAfter(n) !== app.human) return;
+    app.epoch += 1;
+    app.turns = app.turns.slice(0, n);
+    app.bannerClosed = false;
+    clearError();
+    loadState();
+  }
+
+  $('retry').addEventListener('click', () => {
+    const retry = app.retry;
+    clearError();
+    if (retry) retry();
+  });
+  $('end-turn').addEventListener('click', () => {
+    if (app.phase === 'chain') finishHumanTurn();
+  });
+  $('undo').addEventListener('click', undo);
+  $('new-game').addEventListener('click', newGame);
+  $('banner-new').addEventListener('click', newGame);
+  $('banner-close').addEventListener('click', () => {
+    app.bannerClosed = true;
+    renderBanner();
+  });
+  $('color').addEventListener('change', (e) => {
+    app.human = e.target.value;
+    syncUrl();
+    newGame();
+  });
+  $('level').addEventListener('change', (e) => {
+    app.level = e.target.value;
+    syncUrl();
+    describeLevel();
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && app.choice) closeChoice();
+  });
+
+  let levels = [];
+  function describeLevel() {
+    const l = levels.find((x) => x.name === app.level);
+    $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.` : '';
+  }
+
+  function syncUrl() {
+    const p = new URLSearchParams(window.location.search);
+    p.set('color', app.human);
+    p.set('level', app.level);
+    history.replaceState(null, '', `${window.location.pathname}?${p}`);
+  }
+
+  async function init() {
+    $('color').value = app.human;
+    try {
+      const info = await fetch('/api/info').then((r) => r.json());
+      levels = info.levels || [];
+      const select = $('level');
+      select.textContent = '';
+      for (const l of levels) {
+        const o = document.createElement('option');
+        o.value = l.name;
+        o.textContent = cap(l.name);
+        select.appendChild(o);
+      }
+      if (!levels.some((l) => l.name === app.level)) app.level = info.default_level || 'medium';
+    } catch (_) {
+      // Keep the built-in list of levels.
+    }
+    $('level').value = app.level;
+    describeLevel();
+    newGame();
+  }
+
+  // A handle for tests and the curious: the game so far and the server's state.
+  window.fanorona = {
+    get turns() { return app.turns.slice(); },
+    get state() { return app.state; },
+    get phase() { return app.phase; },
+  };
+
+  init();
+})();

@@ -1,0 +1,397 @@
+//! The JSON API, exercised against the router in memory (no socket).
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use fanorona_serve::view::{ErrorBody, MoveResponse, StateView};
+use fanorona_serve::{ServerConfig, chooser_for, router};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+fn app() -> Router {
+    app_with(ServerConfig::default())
+}
+
+fn app_with(config: ServerConfig) -> Router {
+    router(chooser_for(None).unwrap(), config)
+}
+
+async fn send(app: Router, method: &str, uri: &str, body: Body) -> (StatusCode, String, Vec<u8>) {
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, content_type, bytes.to_vec())
+}
+
+async fn post(app: Router, uri: &str, body: Value) -> (StatusCode, Vec<u8>) {
+    let (status, _, bytes) = send(app, "POST", uri, Body::from(body.to_string())).await;
+    (status, bytes)
+}
+
+async fn state(body: Value) -> StateView {
+    let (status, bytes) = post(app(), "/api/state", body).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+async fn engine_move(body: Value) -> MoveResponse {
+    let (status, bytes) = post(app(), "/api/move", body).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+async fn error(uri: &str, body: Value) -> (StatusCode, ErrorBody) {
+    let (status, bytes) = post(app(), uri, body).await;
+    let parsed = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&bytes)));
+    (status, parsed)
+}
+
+fn turns(s: &StateView) -> Vec<String> {
+    s.legal_turns.iter().map(|t| t.join(",")).collect()
+}
+
+#[tokio::test]
+async fn health_info_and_the_page() {
+    let (status, _, body) = send(app(), "GET", "/api/health", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap(),
+        json!({"status": "ok"})
+    );
+
+    let (status, _, body) = send(app(), "GET", "/api/info", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    let info: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(info["engine"], "alphabeta");
+    assert_eq!(info["default_level"], "medium");
+    let levels: Vec<&str> = info["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["beginner", "easy", "medium", "hard"]);
+
+    let (status, content_type, body) = send(app(), "GET", "/", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    let html = String::from_utf8(body).unwrap();
+    assert!(html.contains("app.js") && html.contains("style.css"));
+    for (path, kind) in [
+        ("/app.js", "text/javascript"),
+        ("/style.css", "text/css"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let (status, content_type, body) = send(app(), "GET", path, Body::empty()).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert!(content_type.starts_with(kind), "{path}: {content_type}");
+        assert!(!body.is_empty(), "{path}");
+    }
+
+    let (status, _, body) = send(app(), "GET", "/nope", Body::empty()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let e: ErrorBody = serde_json::from_slice(&body).unwrap();
+    assert!(e.error.contains("no such page"), "{}", e.error);
+}
+
+#[tokio::test]
+async fn the_start_position_lists_whites_five_opening_captures() {
+    let s = state(json!({})).await;
+    assert_eq!(s.start, fanorona_engine::START_FEN);
+    assert_eq!(s.position, fanorona_engine::START_FEN);
+    assert_eq!(s.side_to_move, "white");
+    assert_eq!(s.board[2], "BWBW.BWBW");
+    assert!(s.outcome.is_none() && s.last_turn.is_none());
+    let mut listed = turns(&s);
+    listed.sort();
+    assert_eq!(listed, ["d2e3a", "d3e3a", "d3e3w", "e2e3a", "f2e3a"]);
+    let e2e3a = &s.steps["e2e3a"];
+    assert_eq!((e2e3a.from.as_str(), e2e3a.to.as_str()), ("e2", "e3"));
+    assert_eq!(e2e3a.kind, "approach");
+    assert_eq!(e2e3a.captured, ["e4", "e5"]);
+    // d3e3w withdraws from c3; the line runs on to the edge only through black stones.
+    assert_eq!(s.steps["d3e3w"].captured, ["c3"]);
+    assert_eq!(s.steps["d3e3w"].kind, "withdrawal");
+}
+
+#[tokio::test]
+async fn a_legal_game_is_replayed_and_the_last_turn_described() {
+    let s = state(json!({"turns": ["e2e3a"]})).await;
+    assert_eq!(s.turns, ["e2e3a"]);
+    assert_eq!(s.side_to_move, "black");
+    assert_eq!((s.stones.white, s.stones.black), (22, 20));
+    let last = s.last_turn.as_ref().unwrap();
+    assert_eq!(
+        (last.turn.as_str(), last.color.as_str()),
+        ("e2e3a", "white")
+    );
+    assert_eq!(last.steps[0].captured, ["e4", "e5"]);
+    assert!(!s.legal_turns.is_empty());
+    for turn in &s.legal_turns {
+        assert!(s.steps.contains_key(&turn.join(",")), "{turn:?}");
+    }
+}
+
+#[tokio::test]
+async fn chains_list_every_prefix_and_both_capture_kinds() {
+    // From RULES: a chain may stop after any capture, so "c3d3a" and "c3d3a,d3d4a" are both
+    // legal turns; and d3e3 could approach or withdraw in the second position.
+    let fen = "3B5/9/2W1B4/1B7/8W w";
+    let s = state(json!({"start": fen})).await;
+    let listed = turns(&s);
+    assert!(listed.contains(&"c3d3a".to_string()), "{listed:?}");
+    assert!(listed.contains(&"c3d3a,d3d4a".to_string()), "{listed:?}");
+    assert_eq!(s.steps["c3d3a,d3d4a"].captured, ["d5"]);
+
+    let s = state(json!({"start": "9/9/2BW1BB2/9/9 w"})).await;
+    let mut listed = turns(&s);
+    listed.sort();
+    assert_eq!(listed, ["d3e3a", "d3e3w"]);
+    assert_eq!(s.steps["d3e3a"].captured, ["f3", "g3"]);
+}
+
+#[tokio::test]
+async fn the_engine_answers_with_a_legal_turn() {
+    let m = engine_move(json!({"turns": ["e2e3a"], "level": "beginner"})).await;
+    let turn = m.engine_turn.expect("the engine plays");
+    assert_eq!(turn.color, "black");
+    assert_eq!(m.level, "beginner");
+    assert_eq!(m.state.turns.len(), 2);
+    assert_eq!(m.state.turns[1], turn.turn);
+    assert_eq!(m.state.side_to_move, "white");
+    assert_eq!(m.state.last_turn.unwrap().turn, turn.turn);
+    // The state the server sent back replays: its turns are legal.
+    let s = state(json!({"turns": m.state.turns})).await;
+    assert_eq!(s.position, m.state.position);
+}
+
+#[tokio::test]
+async fn every_level_plays_the_opening() {
+    for level in ["beginner", "easy", "medium", "hard"] {
+        let m = engine_move(json!({"level": level})).await;
+        assert_eq!(m.engine_turn.unwrap().color, "white", "{level}");
+    }
+}
+
+#[tokio::test]
+async fn illegal_turns_are_refused_with_their_number() {
+    let (status, e) = error("/api/state", json!({"turns": ["e2e3a", "e2e3a"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(e.turn, Some(2));
+    assert!(
+        e.error.starts_with("turn 2 (e2e3a) is illegal"),
+        "{}",
+        e.error
+    );
+    assert!(e.error.contains("no black stone on e2"), "{}", e.error);
+
+    // Paika while a capture exists.
+    let (status, e) = error("/api/move", json!({"turns": ["a2a3"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(e.turn, Some(1));
+
+    let (status, e) = error("/api/move", json!({"turns": ["e2e3a", "nonsense"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(e.turn, Some(2));
+    assert!(e.error.contains("not valid notation"), "{}", e.error);
+
+    // A step after a chain that could not go on.
+    let (status, e) = error("/api/state", json!({"turns": ["e2e3a,e3e4a"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(e.turn, Some(1));
+}
+
+#[tokio::test]
+async fn malformed_requests_get_400_with_a_message() {
+    for (body, needle) in [
+        ("", "malformed JSON"),
+        ("{", "malformed JSON"),
+        ("null", "malformed JSON"),
+        ("42", "malformed JSON"),
+        (r#"{"turns": "e2e3a"}"#, "malformed JSON"),
+        (r#"{"turns": [1, 2]}"#, "malformed JSON"),
+        (r#"{"moves": []}"#, "unknown field"),
+    ] {
+        for uri in ["/api/state", "/api/move"] {
+            let (status, _, bytes) = send(app(), "POST", uri, Body::from(body)).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{uri} {body}");
+            let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+            assert!(e.error.contains(needle), "{body}: {}", e.error);
+        }
+    }
+    let (status, _, _) = send(app(), "POST", "/api/state", Body::from(vec![0xff, 0xfe])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, e) = error("/api/state", json!({"start": "9/9/4X4/9/9 w"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(e.error.starts_with("start position"), "{}", e.error);
+    assert!(e.error.contains("unexpected character 'X'"), "{}", e.error);
+    assert_eq!(e.turn, None);
+
+    let (status, e) = error("/api/move", json!({"level": "grandmaster"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(e.error.contains("unknown level"), "{}", e.error);
+
+    let (status, _, _) = send(app(), "GET", "/api/move", Body::empty()).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn oversize_bodies_and_overlong_games_are_refused() {
+    let big = json!({"turns": vec!["e2e3a"; 20_000]});
+    let (status, e) = error("/api/state", big.clone()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(e.error.contains("larger than 65536 bytes"), "{}", e.error);
+    let (status, _) = error("/api/move", big).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    let small = ServerConfig {
+        max_turns: 3,
+        ..ServerConfig::default()
+    };
+    let body = json!({"turns": ["e2e3a", "d4e4w", "f2e2", "d5d4"]});
+    let (status, bytes) = post(app_with(small), "/api/state", body).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+    assert!(e.error.contains("at most 3"), "{}", e.error);
+}
+
+#[tokio::test]
+async fn game_over_by_capture_no_progress_and_no_stones() {
+    // The engine's reply takes the whole row: all captured.
+    let m = engine_move(json!({"start": "9/9/W1BBBBBBB/9/9 w", "level": "medium"})).await;
+    assert_eq!(m.engine_turn.unwrap().turn, "a3b3a");
+    let outcome = m.state.outcome.unwrap();
+    assert_eq!(outcome.result, "1-0");
+    assert_eq!(outcome.winner.as_deref(), Some("white"));
+    assert_eq!(outcome.reason, "all-captured");
+    assert_eq!(outcome.message, "white wins: black has no stones left");
+    assert!(m.state.legal_turns.is_empty() && m.state.steps.is_empty());
+
+    // Once over, the engine has nothing to play and further turns are refused.
+    let over = json!({"start": "9/9/W1BBBBBBB/9/9 w", "turns": ["a3b3a"]});
+    let m = engine_move(over.clone()).await;
+    assert!(m.engine_turn.is_none());
+    assert_eq!(m.state.outcome.unwrap().reason, "all-captured");
+    let (status, e) = error(
+        "/api/state",
+        json!({"start": "9/9/W1BBBBBBB/9/9 w", "turns": ["a3b3a", "a1a2"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(e.error.contains("the game is over"), "{}", e.error);
+
+    // The 50th turn without a capture draws.
+    let s = state(json!({"start": "9/9/9/9/W7B w 49 30", "turns": ["a1a2"]})).await;
+    let outcome = s.outcome.unwrap();
+    assert_eq!(
+        (outcome.result.as_str(), outcome.reason.as_str()),
+        ("1/2-1/2", "no-progress")
+    );
+    assert_eq!(outcome.winner, None);
+
+    // A side with stones but no move loses: Black's corner stone is boxed in.
+    let s = state(json!({"start": "BW7/WW7/9/9/9 b"})).await;
+    let outcome = s.outcome.unwrap();
+    assert_eq!(outcome.reason, "no-legal-move");
+    assert_eq!(outcome.winner.as_deref(), Some("white"));
+}
+
+#[tokio::test]
+async fn threefold_repetition_draws() {
+    // Two lone stones far apart shuffle back and forth.
+    let shuffle = ["a1a2", "i5i4", "a2a1", "i4i5"];
+    let mut played: Vec<&str> = Vec::new();
+    for _ in 0..2 {
+        played.extend(shuffle);
+    }
+    let s = state(json!({"start": "8B/9/9/9/W8 w", "turns": played})).await;
+    let outcome = s.outcome.unwrap();
+    assert_eq!(outcome.reason, "repetition");
+}
+
+#[tokio::test]
+async fn searches_share_a_bounded_pool() {
+    let config = ServerConfig {
+        max_concurrent_searches: 1,
+        max_think: Duration::from_millis(50),
+        ..ServerConfig::default()
+    };
+    let app = app_with(config);
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            post(app, "/api/move", json!({"level": "hard"})).await.0
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn every_listed_turn_is_accepted_until_the_game_ends() {
+    // Random games through the API: whatever the server lists as legal, it accepts, and the
+    // details it sends agree with the board it answers with afterwards.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..3 {
+        let mut played: Vec<String> = Vec::new();
+        loop {
+            let s = state(json!({ "turns": played })).await;
+            if s.outcome.is_some() {
+                assert!(s.legal_turns.is_empty());
+                break;
+            }
+            assert!(
+                played.len() < 400,
+                "a game this long should have been drawn"
+            );
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let turn = &s.legal_turns[(seed % s.legal_turns.len() as u64) as usize];
+            let captured: usize = (1..=turn.len())
+                .map(|i| s.steps[&turn[..i].join(",")].captured.len())
+                .sum();
+            played.push(turn.join(","));
+            let after = state(json!({ "turns": played })).await;
+            let before_them = if s.side_to_move == "white" {
+                s.stones.black
+            } else {
+                s.stones.white
+            };
+            let after_them = if s.side_to_move == "white" {
+                after.stones.black
+            } else {
+                after.stones.white
+            };
+            assert_eq!(before_them - after_them, captured as u32, "{played:?}");
+        }
+    }
+}

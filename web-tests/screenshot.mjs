@@ -1,0 +1,61 @@
+// Takes docs/screenshot.png (desktop) and docs/screenshot-phone.png: a game a few turns
+// in, played by clicking, with a stone selected so its legal steps show.
+//
+//   node screenshot.mjs            (starts ../target/debug/fanorona serve, or uses $FANORONA_URL)
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { clickPoint, launchBrowser, startServer, waitForPhase } from './lib.mjs';
+
+const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
+mkdirSync(docs, { recursive: true });
+
+// Play one whole turn (a list of steps) by clicking, as a person would.
+async function playTurn(page, steps) {
+  for (const [i, step] of steps.entries()) {
+    if (i === 0) await clickPoint(page, step.slice(0, 2));
+    await clickPoint(page, step.slice(2, 4));
+    if (await page.isVisible('#choice')) {
+      await page.click(`#choice button[data-kind="${step.endsWith('a') ? 'approach' : 'withdrawal'}"]`);
+    }
+    await page.waitForFunction(() => document.body.dataset.phase !== 'animating');
+  }
+  if (await page.evaluate(() => document.body.dataset.phase === 'chain')) await page.click('#end-turn');
+  await waitForPhase(page, ['human', 'over']);
+}
+
+// The legal turn that captures the most stones (the page's own data from the server).
+const greedyTurn = (page) => page.evaluate(() => {
+  const { legal_turns: turns, steps } = window.fanorona.state;
+  const gain = (t) => t.reduce((n, _, i) => n + steps[t.slice(0, i + 1).join(',')].captured.length, 0);
+  return turns.reduce((best, t) => (gain(t) > gain(best) ? t : best), turns[0]);
+});
+
+async function shoot(context, url, viewport, file, turns) {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  await page.goto(`${url}/?level=easy&color=white`);
+  await waitForPhase(page, 'human');
+  for (let i = 0; i < turns; i += 1) {
+    if (await page.evaluate(() => document.body.dataset.phase === 'over')) break;
+    await playTurn(page, await greedyTurn(page));
+  }
+  // Select the stone of the best capture to show its highlighted steps.
+  const best = await greedyTurn(page);
+  await clickPoint(page, best[0].slice(0, 2));
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(docs, file), fullPage: false });
+  await page.close();
+  console.log(`wrote docs/${file}`);
+}
+
+const server = await startServer();
+const browser = await launchBrowser();
+try {
+  await shoot(browser.context, server.url, { width: 1280, height: 760 }, 'screenshot.png', 3);
+  await shoot(browser.context, server.url, { width: 390, height: 844 }, 'screenshot-phone.png', 3);
+} finally {
+  await browser.close();
+  await server.stop();
+}
