@@ -122,13 +122,30 @@ impl fmt::Display for Outcome {
 /// reachable from a set-up position), no legal move (loss), threefold repetition (draw),
 /// no-progress limit (draw). A win therefore takes precedence over a draw reached by the
 /// same turn.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Game {
     rules: Rules,
     position: Position,
     /// Hashes of turn-start positions since the last capture, the current one last when
     /// the current position is a turn start.
     history: Vec<u64>,
+}
+
+impl Clone for Game {
+    fn clone(&self) -> Game {
+        Game {
+            rules: self.rules,
+            position: self.position,
+            history: self.history.clone(),
+        }
+    }
+
+    /// Reuses `self`'s history buffer: search copies the root game once per simulation.
+    fn clone_from(&mut self, source: &Game) {
+        self.rules = source.rules;
+        self.position = source.position;
+        self.history.clone_from(&source.history);
+    }
 }
 
 impl Game {
@@ -199,6 +216,13 @@ impl Game {
             }
             self.history.push(self.position.hash());
         }
+    }
+
+    /// Hashes ([`Position::hash`]) of the turn-start positions since the last capture, oldest
+    /// first; the current position is last when it is a turn start. Only these positions can
+    /// repeat, since captures are irreversible.
+    pub fn history(&self) -> &[u64] {
+        &self.history
     }
 
     /// How many times the current turn-start placement (with the same side to move) has

@@ -247,6 +247,12 @@ impl Position {
         out
     }
 
+    /// The enemy stones `step` would capture here (empty for a paika step). Meaningful for a
+    /// legal step; for others it reports what the capture line would hold.
+    pub fn captured_by(&self, step: Step) -> Bitboard {
+        movegen::captured_by(step, self.stones[!self.side])
+    }
+
     /// Whether `action` is legal here.
     pub fn is_legal(&self, action: Action) -> bool {
         match action {

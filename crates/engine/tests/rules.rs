@@ -37,6 +37,12 @@ fn approach_or_withdrawal_is_a_choice_of_two_moves() {
         Color::White,
     );
     assert_eq!(actions(&pos), vec!["d3e3a", "d3e3w"]);
+    let names = |b: fanorona_engine::Bitboard| b.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        names(pos.captured_by("d3e3a".parse().unwrap())),
+        vec!["f3", "g3"]
+    );
+    assert_eq!(names(pos.captured_by("d3e3w".parse().unwrap())), vec!["c3"]);
     let approach = pos.apply(step("d3e3a"));
     assert_eq!(
         stones(&approach, Color::Black),
@@ -292,6 +298,12 @@ fn threefold_repetition_is_a_draw() {
         game.play_turn(&t.parse().unwrap()).unwrap();
     }
     assert_eq!(game.repetition_count(), 2);
+    assert_eq!(
+        game.history().len(),
+        5,
+        "start plus four paika turns since the last capture"
+    );
+    assert_eq!(game.history()[0], game.position().hash());
     assert_eq!(game.outcome(), None);
     for t in cycle {
         game.play_turn(&t.parse().unwrap()).unwrap();
