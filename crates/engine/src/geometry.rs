@@ -17,7 +17,7 @@ pub const NUM_POINTS: usize = WIDTH * HEIGHT;
 
 /// A point of the board, `a1` (x = 0, y = 0) to `i5` (x = 8, y = 4).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Point(u8);
+pub struct Point(pub(crate) u8);
 
 impl Point {
     /// The point at column `x` (0..9) and row `y` (0..5), or `None` off the board.
@@ -182,19 +182,19 @@ impl Direction {
     }
 }
 
-const NO_POINT: u8 = u8::MAX;
+pub(crate) const NO_POINT: u8 = u8::MAX;
 
 /// Point-indexed tables have 64 rows so that `index & 63` needs no bounds check.
-const ROWS: usize = 64;
+pub(crate) const ROWS: usize = 64;
 
 /// Table row of a point.
 #[inline(always)]
-const fn row(p: Point) -> usize {
+pub(crate) const fn row(p: Point) -> usize {
     (p.0 & 63) as usize
 }
 
 /// `NEIGHBOURS[p][d]`: the point joined to `p` in direction `d`, or `NO_POINT`.
-const NEIGHBOURS: [[u8; 8]; ROWS] = {
+pub(crate) const NEIGHBOURS: [[u8; 8]; ROWS] = {
     let mut table = [[NO_POINT; 8]; ROWS];
     let mut i = 0;
     while i < NUM_POINTS {
@@ -251,21 +251,6 @@ const STEP_BITS: [[u64; 8]; ROWS] = {
     table
 };
 
-/// `LINE_NEIGHBOURS[p]`: every point joined to `p` by a line.
-const LINE_NEIGHBOURS: [u64; ROWS] = {
-    let mut table = [0u64; ROWS];
-    let mut i = 0;
-    while i < NUM_POINTS {
-        let mut d = 0;
-        while d < 8 {
-            table[i] |= STEP_BITS[i][d];
-            d += 1;
-        }
-        i += 1;
-    }
-    table
-};
-
 /// `RAYS[p][d]`: `p` and every point after it along the line in direction `d`.
 const RAYS: [[u64; 8]; ROWS] = {
     let mut table = [[0u64; 8]; ROWS];
@@ -294,12 +279,6 @@ impl Point {
         Bitboard(STEP_BITS[row(self)][dir as usize])
     }
 
-    /// Every point joined to this one by a line.
-    #[inline(always)]
-    pub(crate) const fn line_neighbours(self) -> Bitboard {
-        Bitboard(LINE_NEIGHBOURS[row(self)])
-    }
-
     /// The neighbour in direction `dir`; the caller knows the line exists.
     #[inline(always)]
     pub(crate) const fn neighbour_known(self, dir: Direction) -> Point {
@@ -314,16 +293,13 @@ impl Bitboard {
     pub(crate) const fn run(first: Point, dir: Direction, set: Bitboard) -> Bitboard {
         let ray = RAYS[row(first)][dir as usize];
         let blockers = ray & !set.0;
-        let keep = if dir.offset() > 0 {
-            // Points below the nearest blocker (all of them when there is none).
-            (blockers & blockers.wrapping_neg()).wrapping_sub(1)
-        } else {
-            // Points above the nearest blocker.
-            match u64::MAX.checked_shr(blockers.leading_zeros()) {
-                Some(low) => !low,
-                None => u64::MAX,
-            }
-        };
+        // Rays of north- and east-going directions run up the bit order: keep the points
+        // below the nearest blocker. The others run down: keep the points above the highest
+        // blocker. Both are computed and one selected without a branch (the direction is data).
+        let up = (blockers & blockers.wrapping_neg()).wrapping_sub(1);
+        let down = u64::MAX << (64 - blockers.leading_zeros());
+        let goes_up = (dir.offset() > 0) as u64;
+        let keep = (up & goes_up.wrapping_neg()) | (down & goes_up.wrapping_sub(1));
         Bitboard(ray & keep)
     }
 }

@@ -34,6 +34,7 @@ mod movegen;
 mod moves;
 mod notation;
 mod position;
+mod ring;
 mod symmetry;
 mod turns;
 mod zobrist;

@@ -12,6 +12,7 @@
 
 use crate::geometry::{Bitboard, Direction, Point};
 use crate::moves::{Action, Step, StepKind};
+use crate::ring::Ring;
 
 /// Upper bound on the actions of any position: the board graph has 108 edges, a step uses
 /// an edge in one direction with at most two capture kinds, plus `EndTurn`.
@@ -62,19 +63,9 @@ pub(crate) fn chain_can_continue(
     visited: Bitboard,
     last: Direction,
 ) -> bool {
-    let dest = empty & !visited;
-    for dir in Direction::ALL {
-        if dir == last || (stone.step_bit(dir) & dest).is_empty() {
-            continue;
-        }
-        let to = stone.neighbour_known(dir);
-        let ahead = to.step_bit(dir);
-        let behind = stone.step_bit(dir.opposite());
-        if !((ahead | behind) & enemy).is_empty() {
-            return true;
-        }
-    }
-    false
+    let ring = Ring::around(stone);
+    let dest = ring.neighbours(empty & !visited) & !Ring::bit(last);
+    dest != 0 && ring.captures(dest, enemy) != 0
 }
 
 /// The stones captured by `step` when the enemy stands on `enemy`: the unbroken run of enemy

@@ -5,6 +5,7 @@ use crate::geometry::{Bitboard, Direction, Point};
 use crate::movegen;
 use crate::moves::{Action, Color, Step, StepKind, Turn};
 use crate::position::Position;
+use crate::ring::Ring;
 
 impl Position {
     /// Call `f` with every legal turn from this position and the position it leads to.
@@ -218,58 +219,109 @@ fn walk_chain<F: FnMut(Bitboard, Bitboard)>(
     visited: Bitboard,
     f: &mut F,
 ) {
-    // Moving on in the same direction is not allowed: drop that destination up front.
-    let dest = empty & !visited & !stone.step_bit(last);
-    if (stone.line_neighbours() & dest).is_empty() {
+    let ring = Ring::around(stone);
+    let dest = ring.neighbours(empty & !visited) & !Ring::bit(last);
+    if dest == 0 {
         return;
     }
-    let b = (own, enemy, empty, visited);
-    chain_dir::<0, F>(stone, dest, b, f);
-    chain_dir::<1, F>(stone, dest, b, f);
-    chain_dir::<2, F>(stone, dest, b, f);
-    chain_dir::<3, F>(stone, dest, b, f);
-    chain_dir::<4, F>(stone, dest, b, f);
-    chain_dir::<5, F>(stone, dest, b, f);
-    chain_dir::<6, F>(stone, dest, b, f);
-    chain_dir::<7, F>(stone, dest, b, f);
-}
-
-/// The chain stone's captures moving in direction `D`; `b` is (own, enemy, empty, visited).
-#[inline(always)]
-fn chain_dir<const D: usize, F: FnMut(Bitboard, Bitboard)>(
-    stone: Point,
-    dest: Bitboard,
-    b: (Bitboard, Bitboard, Bitboard, Bitboard),
-    f: &mut F,
-) {
-    let (own, enemy, empty, visited) = b;
-    let dir = Direction::ALL[D];
-    if (stone.step_bit(dir) & dest).is_empty() {
-        return;
-    }
-    let to = stone.neighbour_known(dir);
-    let ahead = to.step_bit(dir) & enemy;
-    if let Some(first) = ahead.first() {
-        let captured = Bitboard::run(first, dir, enemy);
-        chain_step(stone, to, dir, captured, own, enemy, empty, visited, f);
-    }
-    let back = dir.opposite();
-    let behind = stone.step_bit(back) & enemy;
-    if let Some(first) = behind.first() {
-        let captured = Bitboard::run(first, back, enemy);
+    let mut codes = ring.captures(dest, enemy);
+    while codes != 0 {
+        let (first, line, to, dir) = Ring::capture(stone, codes.trailing_zeros());
+        codes &= codes - 1;
+        let captured = Bitboard::run(first, line, enemy);
         chain_step(stone, to, dir, captured, own, enemy, empty, visited, f);
     }
 }
 
-/// Number of turns for the side owning `own` at the start of its turn.
+/// Number of turns for the side owning `own` at the start of its turn (bulk count).
+///
+/// Whether the first step of a chain can be followed by another capture depends only on the
+/// board before it: after a step in direction `D` from `p` to `q`, a continuation moves along
+/// another line, and the points it looks at (`q + e`, `q + 2e`, `q - e`) are never `p` nor a
+/// stone just captured (those lie on the line through `p` and `q`). So every first step counts
+/// one turn by popcount, and only the steps that can go on are walked.
 #[inline]
 fn count_turns_raw(own: Bitboard, enemy: Bitboard) -> u64 {
-    let mut n = 0u64;
-    if walk_captures(own, enemy, &mut |_, _| n += 1) {
+    let empty = !(own | enemy);
+    // Points from which a stone could capture moving along each axis (either way).
+    let axis = [
+        can_capture::<0>(enemy, empty) | can_capture::<4>(enemy, empty),
+        can_capture::<1>(enemy, empty) | can_capture::<5>(enemy, empty),
+        can_capture::<2>(enemy, empty) | can_capture::<6>(enemy, empty),
+        can_capture::<3>(enemy, empty) | can_capture::<7>(enemy, empty),
+    ];
+    // A chain cannot go on along the axis of its last step (same direction: forbidden;
+    // opposite direction: back to a visited point).
+    let other = [
+        axis[1] | axis[2] | axis[3],
+        axis[0] | axis[2] | axis[3],
+        axis[0] | axis[1] | axis[3],
+        axis[0] | axis[1] | axis[2],
+    ];
+    let b = (own, enemy, empty);
+    let n = count_first::<0>(b, other[0])
+        + count_first::<1>(b, other[1])
+        + count_first::<2>(b, other[2])
+        + count_first::<3>(b, other[3])
+        + count_first::<4>(b, other[0])
+        + count_first::<5>(b, other[1])
+        + count_first::<6>(b, other[2])
+        + count_first::<7>(b, other[3]);
+    if n > 0 {
         n
     } else {
-        movegen::count_paika(own, !(own | enemy))
+        movegen::count_paika(own, empty)
     }
+}
+
+/// Points (occupied or not) from which a stone could capture moving in direction `D`.
+#[inline(always)]
+fn can_capture<const D: usize>(enemy: Bitboard, empty: Bitboard) -> Bitboard {
+    let (approach, withdrawal) =
+        movegen::capture_movers(Bitboard::FULL, enemy, empty, Direction::ALL[D]);
+    approach | withdrawal
+}
+
+/// Capture turns whose first step moves in direction `D`; `b` is (own, enemy, empty) and
+/// `continues` the destinations from which a chain may go on.
+#[inline(always)]
+fn count_first<const D: usize>(b: (Bitboard, Bitboard, Bitboard), continues: Bitboard) -> u64 {
+    let (own, enemy, empty) = b;
+    let dir = Direction::ALL[D];
+    let back = dir.opposite();
+    let (approach, withdrawal) = movegen::capture_movers(own, enemy, empty, dir);
+    let (to_a, to_w) = (approach.shift(dir), withdrawal.shift(dir));
+    let mut n = u64::from(to_a.count() + to_w.count());
+    for to in to_a & continues {
+        let captured = Bitboard::run(to.neighbour_known(dir), dir, enemy);
+        n += count_chain(to, dir, enemy ^ captured, empty.without(to) | captured);
+    }
+    for to in to_w & continues {
+        let from = to.neighbour_known(back);
+        let captured = Bitboard::run(from.neighbour_known(back), back, enemy);
+        n += count_chain(to, dir, enemy ^ captured, empty.without(to) | captured);
+    }
+    n
+}
+
+/// Number of ways to continue a chain from `stone` (last step `last`); `free` holds the
+/// empty points the stone has not visited. After a step to `to` capturing `c` the free set
+/// is `(free - to) | c`: the origin was visited, captured points were never visited.
+fn count_chain(stone: Point, last: Direction, enemy: Bitboard, free: Bitboard) -> u64 {
+    let ring = Ring::around(stone);
+    let dest = ring.neighbours(free) & !Ring::bit(last);
+    if dest == 0 {
+        return 0;
+    }
+    let mut codes = ring.captures(dest, enemy);
+    let mut n = u64::from(codes.count_ones());
+    while codes != 0 {
+        let (first, line, to, dir) = Ring::capture(stone, codes.trailing_zeros());
+        codes &= codes - 1;
+        let captured = Bitboard::run(first, line, enemy);
+        n += count_chain(to, dir, enemy ^ captured, free.without(to) | captured);
+    }
+    n
 }
 
 /// Perft on bare boards; the side to move owns `own`. `depth >= 1`.
