@@ -2,8 +2,8 @@
 //! terminal game) and the engine that picks the computer's turns.
 //!
 //! Both call a [`TurnChooser`] at a named [`Level`]. [`chooser_for`] is the one place that
-//! decides which implementation runs; today it is the built-in alpha-beta search of
-//! [`crate::alphabeta`], later the project's own players (alpha-beta, network + MCTS).
+//! decides which implementation runs: the project's classical players (greedy and alpha-beta
+//! from `fanorona-search`) without a model file.
 
 use std::fmt;
 use std::path::Path;
@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use fanorona_engine::{Game, Outcome, Turn};
 use thiserror::Error;
 
-use crate::alphabeta::AlphaBeta;
+use fanorona_search::players::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, Player};
+
 use crate::error::ServeError;
 
 /// Picks the computer's turn in a game.
@@ -46,26 +47,25 @@ pub enum ChooseError {
 
 /// A named playing strength.
 ///
-/// | level | search depth (turns) | think time | randomness |
-/// | --- | --- | --- | --- |
-/// | `beginner` | 1 | 0.1 s | up to 1.5 stones of noise: it often misses the best capture |
-/// | `easy` | 2 | 0.3 s | up to half a stone of noise |
-/// | `medium` | 4 | 1 s | none |
-/// | `hard` | 10 | 3 s | none |
+/// | level | without a model | think time |
+/// | --- | --- | --- |
+/// | `beginner` | `greedy`: the biggest capture now, no look-ahead (easy to lure into traps) | instant |
+/// | `easy` | `alphabeta`, 2 turns deep | up to 0.3 s |
+/// | `medium` | `alphabeta`, 4 turns deep | up to 1 s |
+/// | `hard` | `alphabeta`, as deep as 3 seconds allow | up to 3 s |
 ///
-/// The search deepens one turn at a time and stops at the depth or the think time,
-/// whichever comes first. The noise is derived from the position, so a level plays the
-/// same turn in the same game every time (tests and bug reports can rely on that).
+/// The players are deterministic for a given game (their seeds derive from the position), so
+/// tests and bug reports can rely on a level playing the same turn in the same game.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
-    /// Looks one turn ahead and often misses the best capture.
+    /// Takes the biggest capture it sees, without looking ahead.
     Beginner,
-    /// Looks two turns ahead, with a little noise.
+    /// Looks two turns ahead.
     Easy,
     /// Looks four turns ahead (the default).
     #[default]
     Medium,
-    /// Looks as deep as three seconds allow, up to ten turns.
+    /// Thinks for up to three seconds.
     Hard,
 }
 
@@ -86,10 +86,10 @@ impl Level {
     /// One line for people: what playing this level is like.
     pub const fn description(self) -> &'static str {
         match self {
-            Level::Beginner => "looks one turn ahead and often misses the best capture",
+            Level::Beginner => "takes the biggest capture it sees, without looking ahead",
             Level::Easy => "looks two turns ahead",
             Level::Medium => "looks four turns ahead",
-            Level::Hard => "thinks for up to three seconds, up to ten turns ahead",
+            Level::Hard => "thinks for up to three seconds",
         }
     }
 
@@ -103,22 +103,13 @@ impl Level {
         }
     }
 
-    /// The deepest search, in turns (plies of whole turns).
-    pub const fn max_depth(self) -> u32 {
+    /// Alpha-beta search depth in turns (`None`: deepen until the time is up).
+    pub const fn depth(self) -> Option<u32> {
         match self {
-            Level::Beginner => 1,
-            Level::Easy => 2,
-            Level::Medium => 4,
-            Level::Hard => 10,
-        }
-    }
-
-    /// Largest random bonus added to a root turn's score, in hundredths of a stone.
-    pub const fn noise(self) -> i32 {
-        match self {
-            Level::Beginner => 150,
-            Level::Easy => 50,
-            Level::Medium | Level::Hard => 0,
+            Level::Beginner => Some(0),
+            Level::Easy => Some(2),
+            Level::Medium => Some(4),
+            Level::Hard => None,
         }
     }
 }
@@ -145,12 +136,55 @@ impl FromStr for Level {
     }
 }
 
-/// The engine to play with: the built-in alpha-beta search without a model file.
+/// The classical players: `greedy` for [`Level::Beginner`], `alphabeta` for the others.
+/// Stateless between calls: every request gets a fresh player, so one instance serves any
+/// number of threads.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ClassicalChooser;
+
+/// Transposition table per search in the server: small, since many searches may run at once.
+const SERVER_TT_MEBIBYTES: usize = 4;
+
+impl TurnChooser for ClassicalChooser {
+    fn name(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+        if let Some(outcome) = game.outcome() {
+            return Err(ChooseError::GameOver(outcome));
+        }
+        if game.position().legal_actions().is_empty() {
+            return Err(ChooseError::NoLegalTurn);
+        }
+        let seed = game.position().hash();
+        let mut player: Box<dyn Player> = match level.depth() {
+            Some(0) => Box::new(GreedyPlayer::new(seed)),
+            depth => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let millis = left.min(level.think_time()).as_millis().max(1) as u64;
+                Box::new(AlphaBetaPlayer::new(AlphaBetaConfig {
+                    depth,
+                    millis: Some(millis),
+                    tt_mebibytes: SERVER_TT_MEBIBYTES,
+                    seed,
+                    ..AlphaBetaConfig::default()
+                }))
+            }
+        };
+        player
+            .choose(game, None)
+            .map(|c| c.turn)
+            .map_err(|_| ChooseError::NoLegalTurn)
+    }
+}
+
+/// The engine to play with: the classical players without a model file.
 ///
-/// This is the one place to change when network models can be loaded (`--model <file>`).
+/// This is the one place that decides which engine answers (`--model <file>`).
 pub fn chooser_for(model: Option<&Path>) -> Result<Arc<dyn TurnChooser>, ServeError> {
     match model {
-        None => Ok(Arc::new(AlphaBeta::new())),
+        None => Ok(Arc::new(ClassicalChooser)),
         Some(path) => Err(ServeError::ModelsUnsupported {
             path: path.to_path_buf(),
         }),
@@ -175,9 +209,22 @@ mod tests {
     #[test]
     fn levels_get_stronger() {
         for pair in Level::ALL.windows(2) {
-            assert!(pair[0].max_depth() < pair[1].max_depth());
             assert!(pair[0].think_time() < pair[1].think_time());
-            assert!(pair[0].noise() >= pair[1].noise());
+            let depth = |l: Level| l.depth().unwrap_or(u32::MAX);
+            assert!(depth(pair[0]) < depth(pair[1]));
+        }
+    }
+
+    #[test]
+    fn every_level_plays_a_legal_turn() {
+        let game = Game::new(fanorona_engine::Rules::default());
+        for level in Level::ALL {
+            let deadline = Instant::now() + level.think_time();
+            let turn = ClassicalChooser.choose(&game, level, deadline).unwrap();
+            assert!(
+                game.position().try_play_turn(&turn).is_ok(),
+                "{level}: {turn}"
+            );
         }
     }
 

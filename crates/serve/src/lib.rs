@@ -4,8 +4,6 @@
 //!
 //! - [`chooser`]: the [`TurnChooser`] trait the server and the terminal game call, the
 //!   strength [`Level`]s, and [`chooser_for`], the one place that picks the engine.
-//! - [`alphabeta`]: the built-in engine, a small alpha-beta search (a stand-in until the
-//!   project's own players plug in).
 //! - [`record`]: a game as start position plus turns, replayed and checked by the engine.
 //! - [`view`]: the JSON shapes; [`server`]: the router, limits and search pool.
 //!
@@ -106,7 +104,6 @@
 //! .unwrap();
 //! ```
 
-pub mod alphabeta;
 mod assets;
 pub mod chooser;
 mod error;

@@ -139,10 +139,8 @@ pub struct StepDetail {
 
 /// Apply a legal step and say what it captured.
 fn apply_step(pos: &Position, step: Step) -> (Position, StepDetail) {
-    let them = !pos.side_to_move();
-    let after = pos.apply(Action::Step(step));
-    let captured = pos.stones(them) & !after.stones(them);
-    (after, StepDetail { step, captured })
+    let captured = pos.captured_by(step);
+    (pos.apply(Action::Step(step)), StepDetail { step, captured })
 }
 
 /// The steps of `turn` from `pos` with their captures, up to the first illegal step.

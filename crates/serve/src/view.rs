@@ -161,8 +161,8 @@ pub struct LevelView {
     pub description: String,
     /// Think time per turn in milliseconds.
     pub think_ms: u64,
-    /// Search depth in turns.
-    pub depth: u32,
+    /// Search depth in turns (`null`: as deep as the think time allows).
+    pub depth: Option<u32>,
 }
 
 impl From<Level> for LevelView {
@@ -171,7 +171,7 @@ impl From<Level> for LevelView {
             name: level.name().into(),
             description: level.description().into(),
             think_ms: level.think_time().as_millis() as u64,
-            depth: level.max_depth(),
+            depth: level.depth(),
         }
     }
 }
