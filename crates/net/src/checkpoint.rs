@@ -1,0 +1,449 @@
+//! Training checkpoints and exported models, both stored in [`crate::container`] files.
+//!
+//! A checkpoint (`FNRNCKPT`, version [`CHECKPOINT_VERSION`]) holds the sections
+//!
+//! | section     | contents                                                         |
+//! | ----------- | ---------------------------------------------------------------- |
+//! | `config`    | [`TrainerConfig`] as JSON (network shape, optimizer, loss)       |
+//! | `counters`  | optimizer steps, bincode                                         |
+//! | `weights`   | model parameters and batchnorm statistics, burnpack (f32)        |
+//! | `optimizer` | optimizer state (momentum / moments, keyed by parameter id), burnpack |
+//! | `extra`     | opaque bytes owned by the training loop (its counters, RNG state) |
+//!
+//! and restores training exactly: the step after a load computes what the step after the save
+//! would have.
+//!
+//! An exported model (`FNRNMODL`, version [`MODEL_VERSION`]) holds `config` ([`NetConfig`] as
+//! JSON), `meta` ([`ExportMeta`], bincode) and `weights` (inference weights, burnpack); the play
+//! engine loads it with [`load_exported`] without any training configuration.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use burn::config::{Config, config_to_json};
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device};
+use serde::{Deserialize, Serialize};
+
+use crate::container::{self, SectionWriter, Sections};
+use crate::error::NetError;
+use crate::inference::InferenceModel;
+use crate::model::{FanoronaNet, NetConfig};
+use crate::trainer::{Trainer, TrainerConfig};
+
+/// Magic of training checkpoint files.
+pub const CHECKPOINT_MAGIC: [u8; 8] = *b"FNRNCKPT";
+/// Format version of training checkpoint files.
+pub const CHECKPOINT_VERSION: u32 = 1;
+/// Magic of exported model files.
+pub const MODEL_MAGIC: [u8; 8] = *b"FNRNMODL";
+/// Format version of exported model files.
+pub const MODEL_VERSION: u32 = 1;
+
+/// Metadata stored with an exported model.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ExportMeta {
+    /// Optimizer steps the weights have seen.
+    pub training_steps: u64,
+    /// Self-play games generated up to this model (filled in by the training loop).
+    pub games: u64,
+    /// Free-form name, e.g. the run and checkpoint it came from.
+    pub label: String,
+    /// Any further key/value facts (program revision, date, ratings).
+    pub extra: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Counters {
+    steps: u64,
+}
+
+/// Size limit when decoding small bincode sections, so a corrupt length cannot ask for a huge
+/// allocation.
+const METADATA_LIMIT: usize = 1 << 20;
+
+fn encode_meta<T: Serialize>(path: &Path, value: &T) -> Result<Vec<u8>, NetError> {
+    bincode::serde::encode_to_vec(value, bincode::config::standard()).map_err(|e| {
+        NetError::Metadata {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        }
+    })
+}
+
+fn decode_meta<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, NetError> {
+    let config = bincode::config::standard().with_limit::<METADATA_LIMIT>();
+    let (value, used) =
+        bincode::serde::decode_from_slice(bytes, config).map_err(|e| NetError::Metadata {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        })?;
+    if used != bytes.len() {
+        return Err(NetError::Metadata {
+            path: path.to_path_buf(),
+            detail: format!("{} trailing bytes", bytes.len() - used),
+        });
+    }
+    Ok(value)
+}
+
+fn decode_config<C: Config>(path: &Path, bytes: &[u8]) -> Result<C, NetError> {
+    C::load_binary(bytes).map_err(|e| NetError::Config {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })
+}
+
+fn weights_to_bytes(path: &Path, model: FanoronaNet) -> Result<Bytes, NetError> {
+    model
+        .into_record()
+        .into_bytes()
+        .map_err(|e| record_error(path, "weights", e))
+}
+
+fn weights_from_bytes(
+    path: &Path,
+    config: &NetConfig,
+    bytes: &[u8],
+    device: &Device,
+) -> Result<FanoronaNet, NetError> {
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
+        .map_err(|e| record_error(path, "weights", e))?;
+    config
+        .init(device)
+        .try_load_record(record)
+        .map_err(|e| record_error(path, "weights", e))
+}
+
+fn record_error(path: &Path, what: &'static str, e: impl std::fmt::Display) -> NetError {
+    NetError::Record {
+        path: path.to_path_buf(),
+        what,
+        detail: e.to_string(),
+    }
+}
+
+impl Trainer {
+    /// Writes a checkpoint to `path` (atomically); `extra` is stored verbatim for the training
+    /// loop and handed back by [`Trainer::load_checkpoint`].
+    pub fn save_checkpoint(&self, path: &Path, extra: &[u8]) -> Result<(), NetError> {
+        // `valid()` folds batchnorm's pending running-statistics update into the stored value;
+        // recording the training module directly would save statistics one step stale.
+        let weights = weights_to_bytes(path, self.model().valid())?;
+        let optimizer = self
+            .optimizer
+            .into_bytes()
+            .map_err(|e| record_error(path, "optimizer state", e))?;
+        let counters = encode_meta(path, &Counters { steps: self.steps })?;
+        let payload = SectionWriter::new()
+            .section("config", config_to_json(&self.config).as_bytes())
+            .section("counters", &counters)
+            .section("weights", &weights)
+            .section("optimizer", &optimizer)
+            .section("extra", extra)
+            .finish();
+        container::write_atomic(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &payload)?;
+        Ok(())
+    }
+
+    /// Restores a trainer from a checkpoint onto `device` (autodiff is enabled on it) and
+    /// returns it with the checkpoint's `extra` bytes.
+    pub fn load_checkpoint(path: &Path, device: &Device) -> Result<(Trainer, Vec<u8>), NetError> {
+        let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
+        let sections = Sections::parse(path, &payload)?;
+        let config: TrainerConfig = decode_config(path, sections.require("config")?)?;
+        let counters: Counters = decode_meta(path, sections.require("counters")?)?;
+        let device = device.clone().autodiff();
+        // Loading the record restores parameter ids, which key the optimizer state.
+        let model = weights_from_bytes(path, &config.net, sections.require("weights")?, &device)?;
+        let mut trainer = Trainer::from_model(config, model, &device);
+        let optimizer_bytes = Bytes::from_bytes_vec(sections.require("optimizer")?.to_vec());
+        trainer.optimizer = trainer
+            .optimizer
+            .clone()
+            .from_bytes(optimizer_bytes)
+            .map_err(|e| record_error(path, "optimizer state", e))?;
+        trainer.steps = counters.steps;
+        Ok((trainer, sections.require("extra")?.to_vec()))
+    }
+
+    /// Exports the current weights as a model file for play; `meta.training_steps` is set to
+    /// this trainer's step count.
+    pub fn export(&self, out_path: &Path, meta: &ExportMeta) -> Result<(), NetError> {
+        let meta = ExportMeta {
+            training_steps: self.steps,
+            ..meta.clone()
+        };
+        let model = self.inference_model_on(&self.device.clone().without_autodiff());
+        export_model(&model, out_path, &meta)
+    }
+}
+
+/// Exports the weights of the checkpoint at `checkpoint_path` to a model file at `out_path`.
+///
+/// `meta.training_steps` is replaced by the checkpoint's step count; the other fields are
+/// written as given. Returns the metadata written.
+pub fn export(
+    checkpoint_path: &Path,
+    out_path: &Path,
+    meta: &ExportMeta,
+) -> Result<ExportMeta, NetError> {
+    let (trainer, _) = Trainer::load_checkpoint(checkpoint_path, &Device::flex())?;
+    let meta = ExportMeta {
+        training_steps: trainer.steps(),
+        ..meta.clone()
+    };
+    export_model(&trainer.inference_model(), out_path, &meta)?;
+    Ok(meta)
+}
+
+/// Writes `model` and `meta` to a model file at `out_path` (atomically).
+pub fn export_model(
+    model: &InferenceModel,
+    out_path: &Path,
+    meta: &ExportMeta,
+) -> Result<(), NetError> {
+    let weights = weights_to_bytes(out_path, model.model().clone())?;
+    let payload = SectionWriter::new()
+        .section("config", config_to_json(model.config()).as_bytes())
+        .section("meta", &encode_meta(out_path, meta)?)
+        .section("weights", &weights)
+        .finish();
+    container::write_atomic(out_path, &MODEL_MAGIC, MODEL_VERSION, &payload)?;
+    Ok(())
+}
+
+/// Loads an exported model onto the CPU (flex) device.
+pub fn load_exported(path: &Path) -> Result<(InferenceModel, ExportMeta), NetError> {
+    load_exported_on(path, &Device::flex())
+}
+
+/// Loads an exported model onto `device`.
+pub fn load_exported_on(
+    path: &Path,
+    device: &Device,
+) -> Result<(InferenceModel, ExportMeta), NetError> {
+    let payload = container::read(path, &MODEL_MAGIC, MODEL_VERSION)?;
+    let sections = Sections::parse(path, &payload)?;
+    let config: NetConfig = decode_config(path, sections.require("config")?)?;
+    let meta: ExportMeta = decode_meta(path, sections.require("meta")?)?;
+    let device = device.clone().without_autodiff();
+    let model = weights_from_bytes(path, &config, sections.require("weights")?, &device)?;
+    Ok((InferenceModel::new(config, model, &device), meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::ContainerError;
+    use crate::test_util::TempDir;
+    use crate::trainer::tests::{peaked_batch, tiny_net};
+    use crate::trainer::{OptimizerConfig, TrainBatch};
+
+    fn trained(optimizer: OptimizerConfig, steps: usize) -> (Trainer, TrainBatch) {
+        let cfg = tiny_net();
+        let config = TrainerConfig::new(cfg.clone()).with_optimizer(optimizer);
+        let mut trainer = Trainer::new(config, &Device::flex());
+        let batch = peaked_batch(&cfg, 8, 21);
+        for _ in 0..steps {
+            trainer.train_step(&batch, 0.02).unwrap();
+        }
+        (trainer, batch)
+    }
+
+    fn outputs(trainer: &Trainer, batch: &TrainBatch) -> (Vec<f32>, Vec<f32>) {
+        trainer
+            .inference_model()
+            .forward(&batch.planes, batch.batch_size)
+    }
+
+    fn resumes_exactly(optimizer: OptimizerConfig) {
+        let dir = TempDir::new();
+        let path = dir.path().join("a.ckpt");
+        let (mut trainer, batch) = trained(optimizer, 5);
+        trainer.save_checkpoint(&path, b"loop state").unwrap();
+
+        let (mut loaded, extra) = Trainer::load_checkpoint(&path, &Device::flex()).unwrap();
+        assert_eq!(extra, b"loop state");
+        assert_eq!(loaded.steps(), 5);
+        assert_eq!(loaded.config().net, trainer.config().net);
+        assert_eq!(outputs(&loaded, &batch), outputs(&trainer, &batch));
+
+        let other = peaked_batch(&tiny_net(), 8, 99);
+        for data in [&batch, &other, &batch] {
+            let expected = trainer.train_step(data, 0.02).unwrap();
+            let got = loaded.train_step(data, 0.02).unwrap();
+            assert_eq!(got, expected);
+        }
+        assert_eq!(loaded.steps(), 8);
+        assert_eq!(outputs(&loaded, &batch), outputs(&trainer, &batch));
+    }
+
+    #[test]
+    fn sgd_checkpoint_resumes_exactly() {
+        resumes_exactly(OptimizerConfig::Sgd {
+            momentum: 0.9,
+            nesterov: true,
+        });
+    }
+
+    #[test]
+    fn adamw_checkpoint_resumes_exactly() {
+        resumes_exactly(OptimizerConfig::AdamW {
+            beta1: 0.9,
+            beta2: 0.999,
+            epsilon: 1e-8,
+        });
+    }
+
+    #[test]
+    fn export_round_trip() {
+        let dir = TempDir::new();
+        let ckpt = dir.path().join("b.ckpt");
+        let model_path = dir.path().join("b.model");
+        let (trainer, batch) = trained(
+            OptimizerConfig::Sgd {
+                momentum: 0.9,
+                nesterov: false,
+            },
+            3,
+        );
+        trainer.save_checkpoint(&ckpt, &[]).unwrap();
+        let meta = ExportMeta {
+            training_steps: 0,
+            games: 1234,
+            label: "run-1/step-3".into(),
+            extra: BTreeMap::from([("rev".to_string(), "abc123".to_string())]),
+        };
+        let written = export(&ckpt, &model_path, &meta).unwrap();
+        assert_eq!(written.training_steps, 3);
+
+        let (model, loaded_meta) = load_exported(&model_path).unwrap();
+        assert_eq!(loaded_meta, written);
+        assert_eq!(model.config(), &trainer.config().net);
+        let got = model.forward(&batch.planes, batch.batch_size);
+        assert_eq!(got, outputs(&trainer, &batch));
+
+        // Exporting straight from the trainer gives the same model. (Not the same bytes:
+        // burn does not carry batchnorm running-statistics ids through a load.)
+        let direct = dir.path().join("direct.model");
+        trainer.export(&direct, &meta).unwrap();
+        let (direct_model, direct_meta) = load_exported(&direct).unwrap();
+        assert_eq!(direct_meta, written);
+        assert_eq!(
+            direct_model.forward(&batch.planes, batch.batch_size),
+            outputs(&trainer, &batch)
+        );
+    }
+
+    #[test]
+    fn damaged_files_are_rejected_with_the_right_error() {
+        let dir = TempDir::new();
+        let path = dir.path().join("c.ckpt");
+        let (trainer, _) = trained(
+            OptimizerConfig::Sgd {
+                momentum: 0.9,
+                nesterov: false,
+            },
+            1,
+        );
+        trainer.save_checkpoint(&path, b"x").unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let load = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            Trainer::load_checkpoint(&path, &Device::flex()).map(|_| ())
+        };
+        let container_error = |bytes: &[u8]| match load(bytes) {
+            Err(NetError::Container(e)) => e,
+            other => panic!("expected a container error, got {other:?}"),
+        };
+
+        let mut flipped = good.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0x01;
+        assert!(matches!(
+            container_error(&flipped),
+            ContainerError::ChecksumMismatch { .. }
+        ));
+        assert!(matches!(
+            container_error(&good[..good.len() - 10]),
+            ContainerError::Truncated { .. }
+        ));
+        assert!(matches!(container_error(&[]), ContainerError::Empty { .. }));
+
+        let model_path = dir.path().join("c.model");
+        trainer.export(&model_path, &ExportMeta::default()).unwrap();
+        let model_bytes = std::fs::read(&model_path).unwrap();
+        let err = container_error(&model_bytes);
+        assert!(matches!(err, ContainerError::WrongMagic { .. }), "{err:?}");
+        assert!(err.to_string().contains("c.ckpt"), "{err}");
+        // And the other way round.
+        std::fs::write(&path, &good).unwrap();
+        assert!(matches!(
+            load_exported(&path),
+            Err(NetError::Container(ContainerError::WrongMagic { .. }))
+        ));
+
+        let payload = crate::container::decode(&path, &good, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)
+            .unwrap()
+            .to_vec();
+        let future = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION + 1, &payload);
+        assert!(matches!(
+            container_error(&future),
+            ContainerError::WrongVersion { .. }
+        ));
+
+        // Intact container, nonsense inside: an error, not a panic.
+        let junk = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, b"\x03abc");
+        assert!(load(&junk).is_err());
+        let sections = SectionWriter::new()
+            .section("config", b"{not json")
+            .finish();
+        let junk = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &sections);
+        assert!(matches!(load(&junk), Err(NetError::Config { .. })));
+
+        let good_payload = Sections::parse(&path, &payload).unwrap();
+        let mut writer = SectionWriter::new();
+        for name in good_payload.names() {
+            let data = good_payload.get(name).unwrap();
+            writer = match name {
+                "weights" => writer.section(name, &data[..data.len() / 2]),
+                _ => writer.section(name, data),
+            };
+        }
+        let junk =
+            crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &writer.finish());
+        assert!(matches!(
+            load(&junk),
+            Err(NetError::Record {
+                what: "weights",
+                ..
+            })
+        ));
+
+        // A checkpoint of a differently shaped net does not load into this one's weights.
+        let wide = TrainerConfig::new(tiny_net().with_channels(16));
+        let wide_trainer = Trainer::new(wide, &Device::flex());
+        let wide_path = dir.path().join("wide.ckpt");
+        wide_trainer.save_checkpoint(&wide_path, &[]).unwrap();
+        let wide_payload = crate::container::read(&wide_path, &CHECKPOINT_MAGIC, 1).unwrap();
+        let wide_sections = Sections::parse(&wide_path, &wide_payload).unwrap();
+        let mut writer = SectionWriter::new();
+        for name in good_payload.names() {
+            writer = match name {
+                "weights" => writer.section(name, wide_sections.get("weights").unwrap()),
+                _ => writer.section(name, good_payload.get(name).unwrap()),
+            };
+        }
+        let mixed =
+            crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &writer.finish());
+        assert!(matches!(
+            load(&mixed),
+            Err(NetError::Record {
+                what: "weights",
+                ..
+            })
+        ));
+    }
+}

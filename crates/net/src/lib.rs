@@ -1,0 +1,55 @@
+//! The Fanorona policy/value network: model, loss, training step, batched inference, and the
+//! checkpoint and exported-model file formats.
+//!
+//! Built on burn 0.22. Devices are chosen at run time: [`Device::flex()`] is the pure-Rust CPU
+//! backend, always available; the `cuda` and `wgpu` cargo features add `Device::cuda(0)` and
+//! `Device::wgpu(..)`. Training enables autodiff on the device itself.
+//!
+//! ```no_run
+//! use fanorona_net::{Device, NetConfig, TrainBatch, Trainer, TrainerConfig, ExportMeta};
+//! use std::path::Path;
+//!
+//! # fn main() -> Result<(), fanorona_net::NetError> {
+//! let net = NetConfig::new().with_blocks(6).with_channels(64);
+//! let mut trainer = Trainer::new(TrainerConfig::new(net), &Device::flex());
+//! # let batch: TrainBatch = fanorona_net::bench::random_batch(&trainer.config().net, 256, 0);
+//! let report = trainer.train_step(&batch, 0.02)?;
+//! println!("loss {:.3} (policy {:.3}, value {:.3})", report.total, report.policy, report.value);
+//!
+//! trainer.save_checkpoint(Path::new("checkpoints/latest.ckpt"), b"")?;
+//! fanorona_net::export(
+//!     Path::new("checkpoints/latest.ckpt"),
+//!     Path::new("models/latest.fnrn"),
+//!     &ExportMeta::default(),
+//! )?;
+//! let (model, meta) = fanorona_net::load_exported(Path::new("models/latest.fnrn"))?;
+//! let planes = vec![0.0; model.config().input_len()];
+//! let (policy_logits, wdl) = model.forward(&planes, 1);
+//! # Ok(()) }
+//! ```
+
+pub mod bench;
+pub mod checkpoint;
+pub mod container;
+pub mod error;
+pub mod inference;
+pub mod loss;
+pub mod model;
+pub mod trainer;
+
+#[cfg(test)]
+mod test_util;
+
+pub use burn::tensor::Device;
+pub use checkpoint::{
+    CHECKPOINT_MAGIC, CHECKPOINT_VERSION, ExportMeta, MODEL_MAGIC, MODEL_VERSION, export,
+    export_model, load_exported, load_exported_on,
+};
+pub use container::ContainerError;
+pub use error::NetError;
+pub use inference::{Evaluation, InferenceModel};
+pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
+pub use model::{
+    BOARD_COLS, BOARD_POINTS, BOARD_ROWS, FanoronaNet, NetConfig, NetOutput, POLICY_SIZE, WDL_SIZE,
+};
+pub use trainer::{OptimizerConfig, TrainBatch, Trainer, TrainerConfig};

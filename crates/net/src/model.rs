@@ -1,0 +1,239 @@
+//! The policy/value network: a residual convolution tower over the 5x9 board.
+//!
+//! ```text
+//! planes [B, input_planes, 5, 9]
+//!   -> stem: 3x3 conv, batchnorm, relu                         [B, channels, 5, 9]
+//!   -> `blocks` residual blocks (two 3x3 conv + batchnorm, skip) [B, channels, 5, 9]
+//!      every `global_pool_every`-th block adds a KataGo-style global pooling bias
+//!   -> policy head: 1x1 conv -> policy_channels, bn, relu, flatten, linear -> 1081 logits
+//!   -> value head:  1x1 conv -> value_channels, bn, relu, flatten, linear, relu, linear -> 3
+//! ```
+//!
+//! The policy head ends in a fully connected layer rather than a per-point convolution so that
+//! the network makes no assumption about how action indices are laid out: whatever order the
+//! action encoding chooses for the 45 x 8 x 3 moves and the end-turn action, the last layer
+//! learns it. It costs about 2 * 45 * policy_channels * 1081 FLOPs per position, a few percent
+//! of the tower.
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::relu;
+use burn::tensor::{Device, Tensor};
+
+/// Board rows.
+pub const BOARD_ROWS: usize = 5;
+/// Board columns.
+pub const BOARD_COLS: usize = 9;
+/// Board points (rows x columns).
+pub const BOARD_POINTS: usize = BOARD_ROWS * BOARD_COLS;
+/// Number of policy logits: 45 points x 8 directions x 3 kinds, plus one end-turn action.
+pub const POLICY_SIZE: usize = BOARD_POINTS * 8 * 3 + 1;
+/// Number of value logits: win, draw, loss for the player to move.
+pub const WDL_SIZE: usize = 3;
+
+/// Shape of the network; saved beside the weights in checkpoints and exported models.
+#[derive(Config, Debug, PartialEq, Eq)]
+pub struct NetConfig {
+    /// Number of input feature planes, each 5x9.
+    #[config(default = 16)]
+    pub input_planes: usize,
+    /// Number of residual blocks in the tower.
+    #[config(default = 6)]
+    pub blocks: usize,
+    /// Channels (filters) of every tower convolution.
+    #[config(default = 64)]
+    pub channels: usize,
+    /// Channels of the policy head's 1x1 convolution before the final linear layer.
+    #[config(default = 8)]
+    pub policy_channels: usize,
+    /// Channels of the value head's 1x1 convolution.
+    #[config(default = 4)]
+    pub value_channels: usize,
+    /// Width of the value head's hidden linear layer.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+    /// Every n-th residual block (counting from 1) adds a global pooling bias: the mean and
+    /// max of its first convolution's output over the board feed a linear layer whose output
+    /// is added, per channel, before the second convolution. 0 turns it off.
+    ///
+    /// On a 5x9 board a 6-block tower already sees the whole board, so this mainly helps
+    /// whole-board judgements (material count, chain length) at little cost.
+    #[config(default = 3)]
+    pub global_pool_every: usize,
+}
+
+impl NetConfig {
+    /// Builds a freshly initialised network on `device`.
+    ///
+    /// Weights are drawn from the device's random generator; call `device.seed(..)` first for
+    /// a reproducible network. Parameters are initialised lazily by burn, so building a model
+    /// only to load weights into it costs little.
+    pub fn init(&self, device: &Device) -> FanoronaNet {
+        let stem = ConvBn::new(self.input_planes, self.channels, 3, device);
+        let blocks = (0..self.blocks)
+            .map(|i| {
+                let gpool = self.global_pool_every != 0 && (i + 1) % self.global_pool_every == 0;
+                ResidualBlock::new(self.channels, gpool, device)
+            })
+            .collect();
+        FanoronaNet {
+            stem,
+            blocks,
+            policy_conv: ConvBn::new(self.channels, self.policy_channels, 1, device),
+            policy_fc: LinearConfig::new(self.policy_channels * BOARD_POINTS, POLICY_SIZE)
+                .init(device),
+            value_conv: ConvBn::new(self.channels, self.value_channels, 1, device),
+            value_fc1: LinearConfig::new(self.value_channels * BOARD_POINTS, self.value_hidden)
+                .init(device),
+            value_fc2: LinearConfig::new(self.value_hidden, WDL_SIZE).init(device),
+        }
+    }
+
+    /// Number of floats one position's input planes take.
+    pub fn input_len(&self) -> usize {
+        self.input_planes * BOARD_POINTS
+    }
+
+    /// Floating point operations of one forward pass for one position (a multiply-add counts
+    /// as two), counted analytically over convolutions and linear layers; batchnorm, relu and
+    /// pooling are ignored.
+    pub fn flops_per_eval(&self) -> f64 {
+        let conv =
+            |k: usize, cin: usize, cout: usize| (2 * k * k * cin * cout * BOARD_POINTS) as f64;
+        let linear = |i: usize, o: usize| (2 * i * o) as f64;
+        let c = self.channels;
+        let gpool_blocks = self.blocks.checked_div(self.global_pool_every).unwrap_or(0);
+        conv(3, self.input_planes, c)
+            + self.blocks as f64 * 2.0 * conv(3, c, c)
+            + gpool_blocks as f64 * linear(2 * c, c)
+            + conv(1, c, self.policy_channels)
+            + linear(self.policy_channels * BOARD_POINTS, POLICY_SIZE)
+            + conv(1, c, self.value_channels)
+            + linear(self.value_channels * BOARD_POINTS, self.value_hidden)
+            + linear(self.value_hidden, WDL_SIZE)
+    }
+}
+
+/// The policy/value network. Build it with [`NetConfig::init`].
+#[derive(Module, Debug)]
+pub struct FanoronaNet {
+    stem: ConvBn,
+    blocks: Vec<ResidualBlock>,
+    policy_conv: ConvBn,
+    policy_fc: Linear,
+    value_conv: ConvBn,
+    value_fc1: Linear,
+    value_fc2: Linear,
+}
+
+/// Raw outputs of [`FanoronaNet::forward`].
+#[derive(Debug, Clone)]
+pub struct NetOutput {
+    /// Policy logits, `[batch, POLICY_SIZE]`, unmasked.
+    pub policy: Tensor<2>,
+    /// Win/draw/loss logits for the player to move, `[batch, 3]`.
+    pub wdl: Tensor<2>,
+}
+
+impl FanoronaNet {
+    /// Runs the network on `[batch, input_planes, 5, 9]` planes.
+    ///
+    /// On an autodiff device with the module in training mode, batchnorm uses batch
+    /// statistics and updates its running averages; otherwise it uses the running averages.
+    pub fn forward(&self, planes: Tensor<4>) -> NetOutput {
+        let x = relu(self.stem.forward(planes)); // [batch, channels, 5, 9]
+        let x = self.blocks.iter().fold(x, |x, block| block.forward(x)); // [batch, channels, 5, 9]
+
+        let p = relu(self.policy_conv.forward(x.clone())); // [batch, policy_channels, 5, 9]
+        let p = p.flatten::<2>(1, 3); // [batch, policy_channels * 45]
+        let policy = self.policy_fc.forward(p); // [batch, POLICY_SIZE]
+
+        let v = relu(self.value_conv.forward(x)); // [batch, value_channels, 5, 9]
+        let v = v.flatten::<2>(1, 3); // [batch, value_channels * 45]
+        let v = relu(self.value_fc1.forward(v)); // [batch, value_hidden]
+        let wdl = self.value_fc2.forward(v); // [batch, 3]
+
+        NetOutput { policy, wdl }
+    }
+}
+
+/// A same-padded convolution without bias followed by batchnorm (which supplies the bias).
+#[derive(Module, Debug)]
+struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(cin: usize, cout: usize, kernel: usize, device: &Device) -> Self {
+        Self {
+            conv: Conv2dConfig::new([cin, cout], [kernel, kernel])
+                .with_padding(PaddingConfig2d::Same)
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(cout).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.conv.forward(x)) // [batch, cout, 5, 9]
+    }
+}
+
+/// Two 3x3 conv + batchnorm layers with a skip connection, optionally with a global pooling
+/// bias between them.
+#[derive(Module, Debug)]
+struct ResidualBlock {
+    first: ConvBn,
+    global_pool: Option<GlobalPoolBias>,
+    second: ConvBn,
+}
+
+impl ResidualBlock {
+    fn new(channels: usize, global_pool: bool, device: &Device) -> Self {
+        Self {
+            first: ConvBn::new(channels, channels, 3, device),
+            global_pool: global_pool.then(|| GlobalPoolBias::new(channels, device)),
+            second: ConvBn::new(channels, channels, 3, device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.first.forward(x.clone())); // [batch, channels, 5, 9]
+        let y = match &self.global_pool {
+            Some(gpool) => gpool.forward(y), // [batch, channels, 5, 9]
+            None => y,
+        };
+        let y = self.second.forward(y); // [batch, channels, 5, 9]
+        relu(x + y)
+    }
+}
+
+/// KataGo-style global pooling: per-channel mean and max over the board, mapped by a linear
+/// layer to a per-channel bias that is added at every point.
+#[derive(Module, Debug)]
+struct GlobalPoolBias {
+    linear: Linear,
+}
+
+impl GlobalPoolBias {
+    fn new(channels: usize, device: &Device) -> Self {
+        Self {
+            linear: LinearConfig::new(2 * channels, channels).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let [batch, channels, rows, cols] = x.dims();
+        // Reducing over the last, contiguous dim is several times faster on flex than over
+        // dims 2 and 3 of the 4-d tensor.
+        let flat = x.clone().reshape([batch, channels, rows * cols]); // [batch, channels, 45]
+        let mean = flat.clone().mean_dim(2); // [batch, channels, 1]
+        let max = flat.max_dim(2); // [batch, channels, 1]
+        let pooled = Tensor::cat(vec![mean, max], 1).reshape([batch, 2 * channels]); // [batch, 2 * channels]
+        let bias = self.linear.forward(pooled).reshape([batch, channels, 1, 1]); // [batch, channels, 1, 1]
+        x + bias
+    }
+}
