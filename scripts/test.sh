@@ -17,5 +17,8 @@ step "build and run the Rust tests (dev profile; dependencies optimised)"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
+step "browser tests (installs chromium and the npm packages when missing)"
+scripts/browser-tests.sh
+
 echo
 echo "all tests passed"

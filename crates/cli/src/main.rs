@@ -20,6 +20,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a network by self-play from a config file (resumes an existing run).
+    Train(commands::train::TrainArgs),
+    /// Play self-play games for a run that `train` (maybe elsewhere) is training.
+    Selfplay(commands::train::SelfPlayArgs),
     /// Count the legal turn sequences from a position (move generator check and speed).
     Perft(commands::perft::PerftArgs),
     /// Play a match between two players and report the score and Elo difference.
@@ -30,16 +34,24 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Play against the computer in the terminal.
     Play(commands::play::PlayArgs),
+    /// Measure the network: evaluations per second, GFLOP/s, training samples per second.
+    BenchNet(commands::bench_net::BenchNetArgs),
+    /// Turn a training checkpoint into a self-describing model file for play.
+    Export(commands::export::ExportArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Train(args) => commands::train::run_train(&args),
+        Command::Selfplay(args) => commands::train::run_selfplay(&args),
         Command::Perft(args) => commands::perft::run(&args),
         Command::Pit(args) => commands::pit::run(&args),
         Command::Engine(args) => commands::engine::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
         Command::Play(args) => commands::play::run(&args),
+        Command::BenchNet(args) => commands::bench_net::run(&args),
+        Command::Export(args) => commands::export::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

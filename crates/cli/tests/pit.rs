@@ -207,8 +207,14 @@ fn bad_arguments_fail_with_a_message() {
             "unknown player kind `minimax`",
         ),
         (
-            vec!["pit", "random", "net:path=m.fnm", "--games", "2"],
-            "not available",
+            vec![
+                "pit",
+                "random",
+                "net:path=no-such-model.fnm",
+                "--games",
+                "2",
+            ],
+            "no-such-model.fnm: No such file",
         ),
         (vec!["pit", "random", "random", "--games", "0"], "--games"),
         (

@@ -81,7 +81,7 @@ fn bad_arguments_fail_with_a_message() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("network models are not supported by this build yet"),
+        err.contains("cannot load the model --model net.bin"),
         "{err}"
     );
 

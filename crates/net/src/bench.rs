@@ -4,6 +4,10 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 
+use fanorona_engine::{Action, Game, Rules};
+use fanorona_search::{EvalRequest, Evaluator, FanoronaState, GameState};
+
+use crate::evaluator::NetEvaluator;
 use crate::inference::InferenceModel;
 use crate::model::{NetConfig, POLICY_SIZE, WDL_SIZE};
 use crate::trainer::{TrainBatch, Trainer, TrainerConfig};
@@ -120,4 +124,44 @@ pub fn bench_train_on(cfg: &NetConfig, batch: usize, seconds: f64, device: &Devi
         let _ = trainer.train_step(&data, 1e-4);
     });
     (steps * batch) as f64 / elapsed.as_secs_f64()
+}
+
+/// Positions from seeded random games (mid-chain ones included), as search states with their
+/// legal actions, for benchmarking the full evaluation path.
+pub fn sample_states(count: usize, seed: u64) -> Vec<(FanoronaState, Vec<Action>)> {
+    let mut rng = pseudo_random(usize::MAX, seed);
+    let mut out = Vec::with_capacity(count);
+    let mut state = FanoronaState::new(Game::new(Rules::default()));
+    while out.len() < count {
+        let mut legal = Vec::new();
+        state.legal_actions(&mut legal);
+        if state.outcome().is_some() || legal.is_empty() {
+            state = FanoronaState::new(Game::new(Rules::default()));
+            continue;
+        }
+        out.push((state.clone(), legal.clone()));
+        let pick = (rng.next().unwrap_or(0.0) * legal.len() as f32) as usize;
+        state.apply(legal[pick.min(legal.len() - 1)]);
+    }
+    out
+}
+
+/// Measures the whole evaluation the search sees ([`NetEvaluator`]: encoding, forward pass,
+/// masking the illegal actions and the softmax over the legal ones) at `batch` positions per
+/// call, on positions from real games.
+pub fn bench_evaluator(cfg: &NetConfig, batch: usize, seconds: f64) -> BenchResult {
+    let evaluator = NetEvaluator::new(InferenceModel::random(cfg, &Device::flex()));
+    let states = sample_states(batch, 3);
+    let requests: Vec<EvalRequest<'_, FanoronaState>> = states
+        .iter()
+        .map(|(s, l)| EvalRequest { state: s, legal: l })
+        .collect();
+    let mut out = Vec::new();
+    let (batches, elapsed) = time_loop(seconds, || evaluator.evaluate(&requests, &mut out));
+    let evals_per_sec = (batches * batch) as f64 / elapsed.as_secs_f64();
+    BenchResult {
+        evals_per_sec,
+        gflops: evals_per_sec * cfg.flops_per_eval() / 1e9,
+        batches,
+    }
 }

@@ -34,13 +34,12 @@ const CHECKSUMMED_HEADER_LEN: usize = 20;
 #[derive(Debug, thiserror::Error)]
 pub enum ContainerError {
     /// The operating system refused a read, write, sync or rename.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file (or directory) involved.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The file exists but holds no bytes at all.
     #[error("{path}: file is empty")]
@@ -107,10 +106,10 @@ pub enum ContainerError {
 }
 
 impl ContainerError {
-    fn io(path: &Path, source: io::Error) -> Self {
+    fn io(path: &Path, error: io::Error) -> Self {
         Self::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 }

@@ -84,10 +84,31 @@ impl InferenceModel {
         }
     }
 
+    /// Like [`Self::forward`], taking the planes by value (no copy before the upload).
+    ///
+    /// # Panics
+    ///
+    /// As [`Self::forward`].
+    pub fn forward_owned(&self, planes: Vec<f32>, batch: usize) -> (Vec<f32>, Vec<f32>) {
+        match self.try_forward_owned(planes, batch) {
+            Ok(eval) => (eval.policy_logits, eval.wdl),
+            Err(e) => panic!("evaluation failed: {e}"),
+        }
+    }
+
     /// Like [`Self::forward`], with errors returned rather than panicking.
     ///
     /// One upload of the planes and one download of both outputs.
     pub fn try_forward(&self, planes: &[f32], batch: usize) -> Result<Evaluation, NetError> {
+        self.try_forward_owned(planes.to_vec(), batch)
+    }
+
+    /// Like [`Self::try_forward`], taking the planes by value.
+    pub fn try_forward_owned(
+        &self,
+        planes: Vec<f32>,
+        batch: usize,
+    ) -> Result<Evaluation, NetError> {
         let expected = batch * self.config.input_len();
         if planes.len() != expected {
             return Err(NetError::BatchShape {
@@ -100,7 +121,7 @@ impl InferenceModel {
             return Ok(Evaluation::default());
         }
         let shape = [batch, self.config.input_planes, BOARD_ROWS, BOARD_COLS];
-        let input = Tensor::<4>::from_data(TensorData::new(planes.to_vec(), shape), &self.device);
+        let input = Tensor::<4>::from_data(TensorData::new(planes, shape), &self.device);
         let out = self.model.forward(input);
         let wdl = softmax(out.wdl, 1); // [batch, 3]
         let data = Transaction::default()
@@ -126,5 +147,24 @@ impl InferenceModel {
         let policy_logits = next("policy", batch * POLICY_SIZE)?;
         let wdl = next("wdl", batch * WDL_SIZE)?;
         Ok(Evaluation { policy_logits, wdl })
+    }
+}
+
+/// The compute device named in a config or on the command line: `cpu` (burn's pure-Rust flex
+/// backend, always available), `cuda` (first GPU) or `wgpu` (the default adapter), the last
+/// two only in builds with the matching cargo feature.
+pub fn device_by_name(name: &str) -> Result<Device, NetError> {
+    match name {
+        "cpu" | "flex" => Ok(Device::flex()),
+        #[cfg(feature = "cuda")]
+        "cuda" => Ok(Device::cuda(0)),
+        #[cfg(feature = "wgpu")]
+        "wgpu" => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+        "cuda" | "wgpu" => Err(NetError::Device(format!(
+            "device `{name}` needs a build with it: cargo build --release -p fanorona --features {name}"
+        ))),
+        other => Err(NetError::Device(format!(
+            "unknown device `{other}`; expected cpu, cuda or wgpu"
+        ))),
     }
 }

@@ -31,14 +31,21 @@
 pub mod bench;
 pub mod checkpoint;
 pub mod container;
+pub mod encoding;
 pub mod error;
+pub mod evaluator;
 pub mod inference;
 pub mod loss;
 pub mod model;
+pub mod player;
+pub mod service;
 pub mod trainer;
 
 #[cfg(test)]
 mod test_util;
+
+// The encoding and the network must agree on the sizes they exchange.
+const _: () = assert!(encoding::ACTION_COUNT == model::POLICY_SIZE);
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
@@ -47,9 +54,12 @@ pub use checkpoint::{
 };
 pub use container::ContainerError;
 pub use error::NetError;
-pub use inference::{Evaluation, InferenceModel};
+pub use evaluator::NetEvaluator;
+pub use inference::{Evaluation, InferenceModel, device_by_name};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{
     BOARD_COLS, BOARD_POINTS, BOARD_ROWS, FanoronaNet, NetConfig, NetOutput, POLICY_SIZE, WDL_SIZE,
 };
+pub use player::{NetPlayer, NetPlayerError, load_model_cached, net_player, net_player_from_spec};
+pub use service::{InferenceService, ServiceEvaluator};
 pub use trainer::{OptimizerConfig, TrainBatch, Trainer, TrainerConfig};

@@ -3,7 +3,7 @@
 //!
 //! Both call a [`TurnChooser`] at a named [`Level`]. [`chooser_for`] is the one place that
 //! decides which implementation runs: the project's classical players (greedy and alpha-beta
-//! from `fanorona-search`) without a model file.
+//! from `fanorona-search`) without a model file, the network with MCTS with one.
 
 use std::fmt;
 use std::path::Path;
@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 use fanorona_engine::{Game, Outcome, Turn};
 use thiserror::Error;
 
-use fanorona_search::players::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, Player};
+use fanorona_net::{InferenceModel, load_exported, net_player};
+use fanorona_search::players::{
+    AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, MctsConfig, Player,
+};
 
 use crate::error::ServeError;
 
@@ -47,12 +50,12 @@ pub enum ChooseError {
 
 /// A named playing strength.
 ///
-/// | level | without a model | think time |
-/// | --- | --- | --- |
-/// | `beginner` | `greedy`: the biggest capture now, no look-ahead (easy to lure into traps) | instant |
-/// | `easy` | `alphabeta`, 2 turns deep | up to 0.3 s |
-/// | `medium` | `alphabeta`, 4 turns deep | up to 1 s |
-/// | `hard` | `alphabeta`, as deep as 3 seconds allow | up to 3 s |
+/// | level | without a model | with a model (network + MCTS) | think time |
+/// | --- | --- | --- | --- |
+/// | `beginner` | `greedy`: the biggest capture now, no look-ahead (easy to lure into traps) | 4 simulations per step | instant |
+/// | `easy` | `alphabeta`, 2 turns deep | 32 simulations | up to 0.3 s |
+/// | `medium` | `alphabeta`, 4 turns deep | 160 simulations | up to 1 s |
+/// | `hard` | `alphabeta`, as deep as 3 seconds allow | as many as 3 seconds allow | up to 3 s |
 ///
 /// The players are deterministic for a given game (their seeds derive from the position), so
 /// tests and bug reports can rely on a level playing the same turn in the same game.
@@ -100,6 +103,16 @@ impl Level {
             Level::Easy => Duration::from_millis(300),
             Level::Medium => Duration::from_millis(1000),
             Level::Hard => Duration::from_millis(3000),
+        }
+    }
+
+    /// Network simulations per step (`None`: as many as the think time allows).
+    pub const fn simulations(self) -> Option<u32> {
+        match self {
+            Level::Beginner => Some(4),
+            Level::Easy => Some(32),
+            Level::Medium => Some(160),
+            Level::Hard => None,
         }
     }
 
@@ -179,15 +192,69 @@ impl TurnChooser for ClassicalChooser {
     }
 }
 
-/// The engine to play with: the classical players without a model file.
+/// The network with MCTS (see [`Level`] for the simulations of each level). A fresh player
+/// per request; the network itself is shared.
+#[derive(Debug, Clone)]
+pub struct NetChooser {
+    model: InferenceModel,
+}
+
+impl NetChooser {
+    /// Play with `model`.
+    pub fn new(model: InferenceModel) -> NetChooser {
+        NetChooser { model }
+    }
+}
+
+impl TurnChooser for NetChooser {
+    fn name(&self) -> &str {
+        "net"
+    }
+
+    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+        if let Some(outcome) = game.outcome() {
+            return Err(ChooseError::GameOver(outcome));
+        }
+        if game.position().legal_actions().is_empty() {
+            return Err(ChooseError::NoLegalTurn);
+        }
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .min(level.think_time());
+        let config = MctsConfig {
+            simulations: level
+                .simulations()
+                .unwrap_or(MctsConfig::DEFAULT_SIMULATIONS),
+            millis: level
+                .simulations()
+                .is_none()
+                .then(|| left.as_millis().max(1) as u64),
+            c_puct: fanorona_net::player::DEFAULT_C_PUCT,
+            seed: game.position().hash(),
+            batch_size: fanorona_net::player::DEFAULT_BATCH,
+        };
+        let mut player = net_player(self.model.clone(), config, "net");
+        player
+            .choose(game, None)
+            .map(|c| c.turn)
+            .map_err(|_| ChooseError::NoLegalTurn)
+    }
+}
+
+/// The engine to play with: the classical players without a model file, the network with
+/// MCTS with one (an exported model, `fanorona export`).
 ///
 /// This is the one place that decides which engine answers (`--model <file>`).
 pub fn chooser_for(model: Option<&Path>) -> Result<Arc<dyn TurnChooser>, ServeError> {
     match model {
         None => Ok(Arc::new(ClassicalChooser)),
-        Some(path) => Err(ServeError::ModelsUnsupported {
-            path: path.to_path_buf(),
-        }),
+        Some(path) => {
+            let (model, _) = load_exported(path).map_err(|error| ServeError::Model {
+                path: path.to_path_buf(),
+                error,
+            })?;
+            Ok(Arc::new(NetChooser::new(model)))
+        }
     }
 }
 
@@ -229,12 +296,30 @@ mod tests {
     }
 
     #[test]
-    fn a_model_file_is_refused_clearly() {
-        let e = chooser_for(Some(Path::new("net.bin"))).err().unwrap();
-        assert!(
-            e.to_string()
-                .contains("network models are not supported by this build yet"),
-            "{e}"
-        );
+    fn a_bad_model_file_is_refused_clearly() {
+        let e = chooser_for(Some(Path::new("no-such-net.fnm")))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no-such-net.fnm"), "{e}");
+    }
+
+    #[test]
+    fn a_network_plays_a_legal_turn_at_every_level() {
+        let cfg = fanorona_net::NetConfig::new()
+            .with_blocks(1)
+            .with_channels(8);
+        let model = InferenceModel::random(&cfg, &fanorona_net::Device::flex());
+        let chooser = NetChooser::new(model);
+        let game = Game::new(fanorona_engine::Rules::default());
+        for level in [Level::Beginner, Level::Easy] {
+            let turn = chooser
+                .choose(&game, level, Instant::now() + level.think_time())
+                .unwrap();
+            assert!(
+                game.position().try_play_turn(&turn).is_ok(),
+                "{level}: {turn}"
+            );
+        }
     }
 }

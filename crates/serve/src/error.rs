@@ -9,22 +9,21 @@ use thiserror::Error;
 /// Why the server (or the engine behind it) could not start or keep running.
 #[derive(Debug, Error)]
 pub enum ServeError {
-    /// `--model` was given, but this build only has the built-in alpha-beta engine.
-    #[error(
-        "network models are not supported by this build yet (--model {}); leave out --model to play the built-in alpha-beta engine",
-        path.display()
-    )]
-    ModelsUnsupported {
+    /// The `--model` file could not be loaded.
+    #[error("cannot load the model --model {}: {error}", path.display())]
+    Model {
         /// The model file that was asked for.
         path: PathBuf,
+        /// Why.
+        error: fanorona_net::NetError,
     },
     /// The listening socket could not be opened.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {error}")]
     Bind {
         /// The address asked for.
         addr: SocketAddr,
         /// The operating system's reason.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Any other I/O failure of the runtime or the server.
     #[error("server I/O error: {0}")]

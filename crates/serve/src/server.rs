@@ -130,7 +130,7 @@ pub fn run(
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .map_err(|source| ServeError::Bind { addr, source })?;
+            .map_err(|error| ServeError::Bind { addr, error })?;
         ready(listener.local_addr()?);
         axum::serve(listener, router(chooser, config))
             .with_graceful_shutdown(async {

@@ -1,8 +1,11 @@
 //! One module per subcommand, plus the player specs they share.
 
+pub mod bench_net;
 pub mod engine;
+pub mod export;
 pub mod perft;
 pub mod pit;
 pub mod play;
 pub mod players;
 pub mod serve;
+pub mod train;

@@ -1,9 +1,8 @@
 //! Player specifications on the command line, and the one factory that turns a spec into a
 //! player, whatever its kind.
 //!
-//! The classical kinds (`random`, `greedy`, `alphabeta`, `mcts`) come from the search crate.
-//! The network player (`net:path=model.fnm,sims=200`) belongs to the network crate; until it is
-//! wired in, [`make_player`] answers that it is not available. That is the place to add it.
+//! The classical kinds (`random`, `greedy`, `alphabeta`, `mcts`) come from the search crate;
+//! the network player (`net:path=model.fnm,sims=200`) from the network crate.
 
 use anyhow::{Context, Result, bail};
 use fanorona_search::players::{ClassicalKind, Player, PlayerSpec};
@@ -23,9 +22,7 @@ pub fn parse_spec(text: &str) -> Result<PlayerSpec> {
 /// [`PlayerSpec::stream_seed`]).
 pub fn make_player(spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>> {
     match spec.kind() {
-        "net" => bail!(
-            "player kind `net` (`{spec}`) is not available in this build yet; use one of random, greedy, alphabeta, mcts"
-        ),
+        "net" => Ok(Box::new(fanorona_net::net_player_from_spec(spec, stream)?)),
         kind if ClassicalKind::from_name(kind).is_some() => Ok(spec.build(stream)?),
         kind => bail!("unknown player kind `{kind}` (known: {KINDS})"),
     }
@@ -36,10 +33,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn classical_kinds_build_and_net_is_not_available_yet() {
+    fn classical_kinds_build_and_net_needs_a_model_file() {
         assert!(parse_spec("alphabeta:depth=2").is_ok());
-        let err = format!("{:#}", parse_spec("net:path=model.fnm").unwrap_err());
-        assert!(err.contains("not available in this build yet"), "{err}");
+        let err = format!(
+            "{:#}",
+            parse_spec("net:path=no-such-model.fnm").unwrap_err()
+        );
+        assert!(err.contains("no-such-model.fnm"), "{err}");
         let err = format!("{:#}", parse_spec("chess").unwrap_err());
         assert!(err.contains("unknown player kind `chess`"), "{err}");
         assert!(err.contains("net"), "{err}");

@@ -26,6 +26,9 @@ pub struct MctsConfig {
     pub c_puct: f32,
     /// Seed of the rollouts.
     pub seed: u64,
+    /// Leaves collected (under virtual loss) per evaluator call: 1 for rollouts, more for a
+    /// network, whose evaluations are cheaper in batches.
+    pub batch_size: u32,
 }
 
 impl MctsConfig {
@@ -36,13 +39,13 @@ impl MctsConfig {
     /// Simulations run between two looks at the clock in timed mode.
     pub const TIME_CHUNK: u32 = 64;
 
-    /// The search settings: PUCT, one leaf at a time (plain sequential MCTS), no noise, the
-    /// most visited action, subtree reuse between the steps of a turn.
+    /// The search settings: PUCT, `batch_size` leaves at a time (1: plain sequential MCTS),
+    /// no noise, the most visited action, subtree reuse between the steps of a turn.
     pub fn search_config(&self) -> SearchConfig {
         SearchConfig {
             algorithm: Algorithm::Puct,
             simulations: self.simulations.max(1),
-            batch_size: 1,
+            batch_size: self.batch_size.max(1),
             c_puct: self.c_puct,
             reuse_tree: true,
             ..SearchConfig::default().for_match()
@@ -57,30 +60,46 @@ impl Default for MctsConfig {
             millis: None,
             c_puct: Self::DEFAULT_C_PUCT,
             seed: 0,
+            batch_size: 1,
         }
     }
 }
 
-/// Plain UCT at the step level: one search per step of the turn (the subtree of the step
-/// played is kept for the next step), accumulated into a whole turn. A fresh tree is built
-/// at every turn start.
+/// MCTS at the step level: one search per step of the turn (the subtree of the step played
+/// is kept for the next step), accumulated into a whole turn. A fresh tree is built at every
+/// turn start.
+///
+/// With the default [`RolloutEvaluator`] this is plain UCT (uniform priors, random
+/// rollouts); with a network as the evaluator it is the AlphaZero-style player.
 #[derive(Debug)]
-pub struct MctsPlayer {
+pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
     name: String,
     config: MctsConfig,
-    evaluator: RolloutEvaluator,
+    evaluator: E,
     turns: u64,
 }
 
-impl MctsPlayer {
-    /// A player with these settings.
+impl MctsPlayer<RolloutEvaluator> {
+    /// Plain UCT with these settings.
     pub fn new(config: MctsConfig) -> Self {
+        MctsPlayer::with_evaluator(config, RolloutEvaluator::new(config.seed))
+    }
+}
+
+impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
+    /// MCTS with `evaluator` giving priors and values.
+    pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Self {
         MctsPlayer {
             name: "mcts".into(),
-            evaluator: RolloutEvaluator::new(config.seed),
             config,
+            evaluator,
             turns: 0,
         }
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &E {
+        &self.evaluator
     }
 
     /// Renames the player (for reports).
@@ -113,7 +132,7 @@ fn run_simulations<E: Evaluator<FanoronaState>>(
     search.result().cloned()
 }
 
-impl Player for MctsPlayer {
+impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
     fn name(&self) -> &str {
         &self.name
     }

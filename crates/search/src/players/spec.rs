@@ -274,6 +274,7 @@ impl PlayerSpec {
             millis,
             c_puct: c.unwrap_or(default.c_puct),
             seed: self.stream_seed(stream)?,
+            ..default
         })
     }
 

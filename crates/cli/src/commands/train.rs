@@ -1,0 +1,120 @@
+//! `fanorona train` and `fanorona selfplay`: the self-play training pipeline.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use fanorona_train::{TrainConfig, TrainOptions, selfplay_worker, train};
+
+/// Arguments of `fanorona train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The training config (see configs/*.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The run directory (default: runs/<name from the config>). An existing run is resumed.
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: Option<PathBuf>,
+    /// Stop after this many generations (default: run until interrupted with Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub generations: Option<u64>,
+}
+
+/// Arguments of `fanorona selfplay`.
+#[derive(Args, Debug)]
+pub struct SelfPlayArgs {
+    /// A run directory created by `fanorona train` (possibly shared with another machine).
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: PathBuf,
+    /// This worker's name in shard file names (default: host name and process id).
+    #[arg(long)]
+    pub worker: Option<String>,
+}
+
+/// A flag set by the first Ctrl-C; a second one exits at once.
+fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let installed = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nstopping now");
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the current step (Ctrl-C again to quit at once)...");
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: cannot catch Ctrl-C ({e}); interrupting may lose the current step");
+    }
+    stop
+}
+
+/// Run `fanorona train`.
+pub fn run_train(args: &TrainArgs) -> Result<()> {
+    let config = TrainConfig::load(&args.config)?;
+    let run_dir = args
+        .run_dir
+        .clone()
+        .unwrap_or_else(|| Path::new("runs").join(&config.name));
+    let options = TrainOptions {
+        run_dir: run_dir.clone(),
+        generations: args.generations,
+        interactive: std::io::stderr().is_terminal(),
+        stop: stop_flag(),
+    };
+    let summary =
+        train(&config, &options).with_context(|| format!("training in {}", run_dir.display()))?;
+    println!(
+        "run {}: generation {}, {} optimiser steps{}",
+        run_dir.display(),
+        summary.generation,
+        summary.steps,
+        summary
+            .checkpoint
+            .map(|c| format!(", last checkpoint {}", c.display()))
+            .unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// Run `fanorona selfplay`.
+pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
+    let worker = args.worker.clone().unwrap_or_else(default_worker_name);
+    anyhow::ensure!(
+        !worker.is_empty()
+            && worker
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        "--worker must be letters, digits or '_' (it becomes part of file names), got {worker:?}"
+    );
+    let games = selfplay_worker(
+        &args.run_dir,
+        &worker,
+        &stop_flag(),
+        std::io::stderr().is_terminal(),
+    )
+    .with_context(|| format!("self-play for {}", args.run_dir.display()))?;
+    println!("worker {worker}: {games} games");
+    Ok(())
+}
+
+fn default_worker_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let host: String = host
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(16)
+        .collect();
+    format!(
+        "{}{}",
+        if host.is_empty() {
+            "w".to_string()
+        } else {
+            host
+        },
+        std::process::id()
+    )
+}

@@ -1,0 +1,289 @@
+//! End-to-end runs of `fanorona train`, `selfplay`, `export`, `pit` with a network and
+//! `bench-net`, through the built binary. Includes killing training with SIGKILL at random
+//! moments and checking that it resumes without losing or corrupting anything.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use fanorona_net::{Device, Trainer};
+use fanorona_train::replay::read_shard;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fanorona"))
+}
+
+fn tiny_config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fanorona-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn names(dir: &Path, suffix: &str) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(suffix) && !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn newest_checkpoint(run: &Path) -> Option<PathBuf> {
+    names(&run.join("checkpoints"), ".ckpt")
+        .into_iter()
+        .next_back()
+        .map(|n| run.join("checkpoints").join(n))
+}
+
+#[test]
+fn train_export_and_play_the_network_in_pit() {
+    let dir = temp_dir("e2e");
+    let out = run(bin()
+        .args(["train", "--config"])
+        .arg(tiny_config())
+        .arg("--run-dir")
+        .arg(&dir)
+        .args(["--generations", "2"]));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("generation 2"), "{stdout}");
+    let ckpt = newest_checkpoint(&dir).expect("a checkpoint");
+    let model = dir.join("tiny.fnm");
+    let out = run(bin()
+        .arg("export")
+        .arg(&ckpt)
+        .arg("--out")
+        .arg(&model)
+        .args(["--label", "tiny test"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 blocks x 8 channels"));
+    let spec = format!("net:path={},sims=4", model.display());
+    let out = run(bin().args([
+        "pit", &spec, "random", "--games", "2", "--seed", "5", "--json",
+    ]));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let played = json["wins"].as_u64().unwrap()
+        + json["draws"].as_u64().unwrap()
+        + json["losses"].as_u64().unwrap();
+    assert_eq!(played, 2, "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A deterministic pseudo-random sequence for the kill times.
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+#[test]
+fn training_survives_sigkill_at_random_moments() {
+    let dir = temp_dir("kill");
+    let mut rng = 0x5EED_u64;
+    let mut shards_seen: BTreeSet<String> = BTreeSet::new();
+    for round in 0..6 {
+        let mut child = bin()
+            .args(["train", "--config"])
+            .arg(tiny_config())
+            .arg("--run-dir")
+            .arg(&dir)
+            .args(["--generations", "1000"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(150 + next(&mut rng) % 1200));
+        child.kill().unwrap(); // SIGKILL on Unix: no chance to clean up
+        child.wait().unwrap();
+        // Every shard on disk is complete and readable, and none written before is gone.
+        let shards = names(&dir.join("selfplay"), ".shard");
+        for name in &shards {
+            read_shard(&dir.join("selfplay").join(name))
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        assert!(
+            shards_seen.is_subset(&shards),
+            "round {round}: finished shards were lost"
+        );
+        shards_seen = shards;
+        // The newest checkpoint loads.
+        if let Some(ckpt) = newest_checkpoint(&dir) {
+            Trainer::load_checkpoint(&ckpt, &Device::flex())
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+    }
+    assert!(
+        !shards_seen.is_empty(),
+        "training made progress between the kills"
+    );
+    // A clean restart resumes from the newest checkpoint on disk.
+    let before = newest_checkpoint(&dir);
+    run(bin()
+        .args(["train", "--config"])
+        .arg(tiny_config())
+        .arg("--run-dir")
+        .arg(&dir)
+        .args(["--generations", "1"]));
+    let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
+    let last_start = log
+        .lines()
+        .rfind(|l| l.contains(" resume from ") || l.contains(" start run "))
+        .unwrap();
+    match before {
+        Some(ckpt) => assert!(
+            last_start.contains(&*ckpt.to_string_lossy()),
+            "{last_start} (expected {})",
+            ckpt.display()
+        ),
+        None => assert!(last_start.contains("start run"), "{last_start}"),
+    }
+    let after = names(&dir.join("selfplay"), ".shard");
+    assert!(shards_seen.is_subset(&after));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_selfplay_worker_feeds_a_run() {
+    let dir = temp_dir("worker");
+    run(bin()
+        .args(["train", "--config"])
+        .arg(tiny_config())
+        .arg("--run-dir")
+        .arg(&dir)
+        .args(["--generations", "1"]));
+    let mut child = bin()
+        .args(["selfplay", "--run-dir"])
+        .arg(&dir)
+        .args(["--worker", "helper7"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut found = BTreeSet::new();
+    for _ in 0..100 {
+        std::thread::sleep(Duration::from_millis(100));
+        found = names(&dir.join("selfplay"), ".shard")
+            .into_iter()
+            .filter(|n| n.contains("-helper7-"))
+            .collect();
+        if found.len() >= 2 {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!found.is_empty(), "the worker wrote shards");
+    for name in &found {
+        read_shard(&dir.join("selfplay").join(name)).unwrap();
+    }
+    // The trainer ingests them in its next generation.
+    run(bin()
+        .args(["train", "--config"])
+        .arg(tiny_config())
+        .arg("--run-dir")
+        .arg(&dir)
+        .args(["--generations", "1"]));
+    let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
+    assert!(log.lines().any(|l| l.contains("generation 1:")), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_config_names_the_key() {
+    let dir = temp_dir("badconfig");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("bad.toml");
+    std::fs::write(&config, "name = \"x\"\n[selfplay]\nconcurrent_games = 0\n").unwrap();
+    let out = bin()
+        .args(["train", "--config"])
+        .arg(&config)
+        .arg("--run-dir")
+        .arg(dir.join("run"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("selfplay.concurrent_games") && err.contains("bad.toml"),
+        "{err}"
+    );
+    std::fs::write(&config, "name = \"x\"\n[trainig]\n").unwrap();
+    let out = bin()
+        .args(["train", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("trainig"));
+    assert!(
+        !dir.join("run").exists(),
+        "nothing is created for a bad config"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn export_and_model_loading_reject_bad_files() {
+    let dir = temp_dir("badmodel");
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("junk.ckpt");
+    std::fs::write(&junk, b"definitely not a checkpoint").unwrap();
+    let out = bin()
+        .arg("export")
+        .arg(&junk)
+        .arg("--out")
+        .arg(dir.join("m.fnm"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.ckpt"));
+    assert!(!dir.join("m.fnm").exists());
+    let spec = format!("net:path={}", junk.display());
+    let out = bin()
+        .args(["pit", &spec, "random", "--games", "2"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.ckpt"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_net_reports_rates() {
+    let out = run(bin().args([
+        "bench-net",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--seconds",
+        "0.05",
+        "--train-batch",
+        "16",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "evals/s",
+        "GFLOP/s",
+        "full evaluation path at batch 64",
+        "samples/s",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+}

@@ -1,0 +1,97 @@
+//! The network player: MCTS guided by the network (`net:path=model.fnm,sims=200`).
+//!
+//! Spec keys: `path` (an exported model, required), `sims` (simulations per step, default
+//! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
+//! `batch` (leaves per network call, default 8), `seed`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use fanorona_search::players::{MctsConfig, MctsPlayer, PlayerSpec, SpecError};
+
+use crate::checkpoint::load_exported;
+use crate::error::NetError;
+use crate::evaluator::NetEvaluator;
+use crate::inference::InferenceModel;
+
+/// The network player.
+pub type NetPlayer = MctsPlayer<NetEvaluator>;
+
+/// Default simulations per step.
+pub const DEFAULT_SIMULATIONS: u32 = 200;
+/// Default exploration constant (priors from the network make it smaller than plain UCT's).
+pub const DEFAULT_C_PUCT: f32 = 1.5;
+/// Default leaves per network call.
+pub const DEFAULT_BATCH: u32 = 8;
+
+/// Why a network player could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum NetPlayerError {
+    /// A bad key or value in the spec.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// `path` is missing.
+    #[error("player `{0}` needs a model file: net:path=<file>")]
+    MissingPath(String),
+    /// The model file could not be loaded.
+    #[error(transparent)]
+    Model(#[from] NetError),
+}
+
+/// A network player with `model` and MCTS settings `config` (named `name`).
+pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetPlayer {
+    MctsPlayer::with_evaluator(config, NetEvaluator::new(model)).with_name(name)
+}
+
+/// The MCTS settings of a `net:` spec (everything but the model).
+pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, NetPlayerError> {
+    spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed"])?;
+    let sims = spec.value("sims", "a whole number from 1 to 1000000", |s: &u32| {
+        (1..=1_000_000).contains(s)
+    })?;
+    let millis = spec.value(
+        "ms",
+        "a whole number of milliseconds, at least 1",
+        |m: &u64| *m >= 1,
+    )?;
+    let c = spec.value("c", "a positive number", |c: &f32| {
+        c.is_finite() && *c > 0.0
+    })?;
+    let batch = spec.value("batch", "a whole number from 1 to 256", |b: &u32| {
+        (1..=256).contains(b)
+    })?;
+    Ok(MctsConfig {
+        simulations: sims.unwrap_or(DEFAULT_SIMULATIONS),
+        millis,
+        c_puct: c.unwrap_or(DEFAULT_C_PUCT),
+        seed: spec.stream_seed(stream)?,
+        batch_size: batch.unwrap_or(DEFAULT_BATCH),
+    })
+}
+
+/// The player a `net:path=...` spec describes. Models are loaded once per process and
+/// shared (see [`load_model_cached`]).
+pub fn net_player_from_spec(spec: &PlayerSpec, stream: u64) -> Result<NetPlayer, NetPlayerError> {
+    let config = net_config(spec, stream)?;
+    let path = spec
+        .get("path")
+        .ok_or_else(|| NetPlayerError::MissingPath(spec.to_string()))?;
+    let model = load_model_cached(Path::new(path))?;
+    Ok(net_player(model, config, &spec.to_string()))
+}
+
+/// Load an exported model, or reuse the copy already loaded from the same path.
+pub fn load_model_cached(path: &Path) -> Result<InferenceModel, NetError> {
+    static MODELS: OnceLock<Mutex<HashMap<PathBuf, InferenceModel>>> = OnceLock::new();
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let cache = MODELS.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(model) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(model);
+    }
+    let (model, _) = load_exported(path)?;
+    if let Ok(mut m) = cache.lock() {
+        m.insert(key, model.clone());
+    }
+    Ok(model)
+}

@@ -1,0 +1,197 @@
+//! An inference service: one thread owns the network and evaluates, in one forward pass, the
+//! requests of many search threads that arrive together.
+//!
+//! Each search thread already sends whole batches (all pending leaves of its games); the
+//! service merges the batches that arrive within `max_wait`, up to `max_batch` positions, so
+//! the network sees large batches even when every thread's share is small.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use fanorona_search::{EvalRequest, Evaluation, Evaluator, FanoronaState};
+
+use crate::encoding::{ACTION_COUNT, INPUT_LEN};
+use crate::evaluator::{decode_batch, encode_batch};
+use crate::inference::InferenceModel;
+
+struct Job {
+    planes: Vec<f32>,
+    count: usize,
+    reply: mpsc::Sender<(Vec<f32>, Vec<f32>)>,
+}
+
+/// Counters of a running service.
+#[derive(Debug, Default)]
+pub struct ServiceStats {
+    /// Positions evaluated.
+    pub evaluations: AtomicU64,
+    /// Forward passes.
+    pub forwards: AtomicU64,
+}
+
+/// The service thread and the way to reach it. Dropping it stops the thread once every
+/// [`ServiceEvaluator`] handle is gone.
+pub struct InferenceService {
+    sender: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    stats: Arc<ServiceStats>,
+}
+
+impl InferenceService {
+    /// Start a service thread evaluating with `model`, merging requests up to `max_batch`
+    /// positions or for at most `max_wait` after the first one.
+    pub fn start(model: InferenceModel, max_batch: usize, max_wait: Duration) -> InferenceService {
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let stats = Arc::new(ServiceStats::default());
+        let thread_stats = Arc::clone(&stats);
+        let thread = std::thread::Builder::new()
+            .name("inference".into())
+            .spawn(move || serve(&model, &receiver, max_batch.max(1), max_wait, &thread_stats))
+            .ok();
+        InferenceService {
+            sender: Some(sender),
+            thread,
+            stats,
+        }
+    }
+
+    /// A handle for one search thread.
+    pub fn evaluator(&self) -> ServiceEvaluator {
+        ServiceEvaluator {
+            sender: self.sender.clone(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ServiceStats {
+        &self.stats
+    }
+}
+
+impl Drop for InferenceService {
+    fn drop(&mut self) {
+        self.sender.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(
+    model: &InferenceModel,
+    receiver: &mpsc::Receiver<Job>,
+    max_batch: usize,
+    max_wait: Duration,
+    stats: &ServiceStats,
+) {
+    while let Ok(first) = receiver.recv() {
+        let deadline = Instant::now() + max_wait;
+        let mut count = first.count;
+        let mut jobs = vec![first];
+        while count < max_batch {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match receiver.recv_timeout(left) {
+                Ok(job) => {
+                    count += job.count;
+                    jobs.push(job);
+                }
+                Err(_) => break,
+            }
+        }
+        let mut planes = Vec::with_capacity(count * INPUT_LEN);
+        for job in &mut jobs {
+            planes.append(&mut job.planes);
+        }
+        let (logits, wdl) = model.forward_owned(planes, count);
+        stats.evaluations.fetch_add(count as u64, Ordering::Relaxed);
+        stats.forwards.fetch_add(1, Ordering::Relaxed);
+        let mut at = 0;
+        for job in jobs {
+            let n = job.count;
+            let part = (
+                logits[at * ACTION_COUNT..(at + n) * ACTION_COUNT].to_vec(),
+                wdl[at * 3..(at + n) * 3].to_vec(),
+            );
+            at += n;
+            // A thread that gave up waiting is not an error for the others.
+            let _ = job.reply.send(part);
+        }
+    }
+}
+
+/// A search thread's handle on an [`InferenceService`]; implements the search's evaluator.
+#[derive(Clone)]
+pub struct ServiceEvaluator {
+    sender: Option<mpsc::Sender<Job>>,
+}
+
+impl Evaluator<FanoronaState> for ServiceEvaluator {
+    /// # Panics
+    /// If the service thread has stopped (it only stops when the service is dropped).
+    fn evaluate(&self, batch: &[EvalRequest<'_, FanoronaState>], out: &mut Vec<Evaluation>) {
+        out.clear();
+        if batch.is_empty() {
+            return;
+        }
+        let (reply, answer) = mpsc::channel();
+        let job = Job {
+            planes: encode_batch(batch),
+            count: batch.len(),
+            reply,
+        };
+        let sent = self.sender.as_ref().is_some_and(|s| s.send(job).is_ok());
+        let result = if sent { answer.recv().ok() } else { None };
+        let Some((logits, wdl)) = result else {
+            panic!("the inference service has stopped");
+        };
+        decode_batch(batch, &logits, &wdl, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::NetEvaluator;
+    use crate::model::NetConfig;
+    use burn::tensor::Device;
+    use fanorona_engine::{Game, Rules};
+    use fanorona_search::GameState;
+
+    #[test]
+    fn service_answers_like_a_direct_evaluator_from_many_threads() {
+        let cfg = NetConfig::new().with_blocks(1).with_channels(8);
+        let model = InferenceModel::random(&cfg, &Device::flex());
+        let direct = NetEvaluator::new(model.clone());
+        let service = InferenceService::start(model, 64, Duration::from_millis(5));
+        let state = FanoronaState::new(Game::new(Rules::default()));
+        let mut legal = Vec::new();
+        state.legal_actions(&mut legal);
+        let request = [EvalRequest {
+            state: &state,
+            legal: &legal,
+        }];
+        let mut want = Vec::new();
+        direct.evaluate(&request, &mut want);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                let evaluator = service.evaluator();
+                let (state, legal, want) = (&state, &legal, &want);
+                scope.spawn(move || {
+                    let request = [EvalRequest { state, legal }];
+                    let mut got = Vec::new();
+                    for _ in 0..5 {
+                        evaluator.evaluate(&request, &mut got);
+                        assert_eq!(got.len(), 1);
+                        for (a, b) in got[0].priors.iter().zip(&want[0].priors) {
+                            assert!((a - b).abs() < 1e-5);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(service.stats().evaluations.load(Ordering::Relaxed), 20);
+        assert!(service.stats().forwards.load(Ordering::Relaxed) <= 20);
+    }
+}

@@ -1,0 +1,668 @@
+//! The training configuration file (TOML).
+//!
+//! Every section and key is documented where it is declared; unknown keys are rejected and
+//! every value is validated, so a typo or a bad value names the key and the problem instead of
+//! silently training with a default. Missing keys take the defaults shown in
+//! `configs/default.toml`.
+
+use std::path::Path;
+
+use fanorona_search::{Algorithm, SearchConfig};
+use serde::{Deserialize, Serialize};
+
+/// A configuration problem: the file, the key and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// Not valid TOML, an unknown key, or a value of the wrong type.
+    #[error("config {path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The parser's message (with line and column).
+        message: String,
+    },
+    /// A value out of range.
+    #[error("config {path}: `{key}` = {value}: {problem}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// Dotted key, e.g. `selfplay.concurrent_games`.
+        key: String,
+        /// The value found.
+        value: String,
+        /// What it must be.
+        problem: String,
+    },
+}
+
+/// The whole training configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Name of the run; `fanorona train` puts it in `runs/<name>` unless `--run-dir` says
+    /// otherwise.
+    pub name: String,
+    /// Master seed. Initial weights, self-play games and sampling all derive from it, so a
+    /// run is reproducible on the same machine and thread count.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Game rules used in self-play and evaluation.
+    #[serde(default)]
+    pub rules: RulesSection,
+    /// Network shape.
+    #[serde(default)]
+    pub model: ModelSection,
+    /// Search used in self-play (the search crate's settings; see `fanorona_search::SearchConfig`).
+    #[serde(default = "default_search")]
+    pub search: SearchConfig,
+    /// Self-play games.
+    #[serde(default)]
+    pub selfplay: SelfPlaySection,
+    /// The replay window the trainer samples from.
+    #[serde(default)]
+    pub replay: ReplaySection,
+    /// Optimisation.
+    #[serde(default)]
+    pub training: TrainingSection,
+    /// Checkpoint writing and retention.
+    #[serde(default)]
+    pub checkpoints: CheckpointSection,
+    /// Rating the checkpoints against fixed baselines.
+    #[serde(default)]
+    pub evaluation: EvaluationSection,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn default_search() -> SearchConfig {
+    SearchConfig {
+        algorithm: Algorithm::Gumbel,
+        simulations: 32,
+        batch_size: 8,
+        ..SearchConfig::default()
+    }
+}
+
+/// `[rules]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RulesSection {
+    /// Turns without a capture before the game is drawn (RULES.md; 0 = off).
+    pub no_progress_limit: u32,
+}
+
+impl Default for RulesSection {
+    fn default() -> Self {
+        RulesSection {
+            no_progress_limit: fanorona_engine::DEFAULT_NO_PROGRESS_LIMIT,
+        }
+    }
+}
+
+/// `[model]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSection {
+    /// Residual blocks in the tower.
+    pub blocks: usize,
+    /// Channels of every convolution in the tower.
+    pub channels: usize,
+    /// Every this many blocks gets a global-pooling bias (0 = none).
+    pub global_pool_every: usize,
+}
+
+impl Default for ModelSection {
+    fn default() -> Self {
+        ModelSection {
+            blocks: 4,
+            channels: 48,
+            global_pool_every: 0,
+        }
+    }
+}
+
+/// `[selfplay]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlaySection {
+    /// Games played at once; their leaf evaluations are batched together.
+    pub concurrent_games: usize,
+    /// Search threads, each driving its share of the concurrent games, all feeding one
+    /// batched network evaluator.
+    pub threads: usize,
+    /// Games per generation (a generation = these games, then training on them).
+    pub games_per_generation: usize,
+    /// Playout cap randomisation (KataGo): this share of moves is searched with
+    /// `search.simulations` and recorded for training ...
+    pub full_search_fraction: f32,
+    /// ... the other moves are searched with this many simulations and not recorded.
+    pub cheap_simulations: u32,
+    /// Resign when the mover's loss probability (root WDL) stays above this for
+    /// `resign_consecutive` of its full searches (1.0 = never resign).
+    pub resign_threshold: f32,
+    /// Consecutive full searches above the threshold before resigning.
+    pub resign_consecutive: u32,
+    /// Share of games that never resign; they measure how often resigning would have been
+    /// wrong (the false-resignation rate in TensorBoard).
+    pub no_resign_fraction: f32,
+    /// Safety cap on step-level actions per game (the no-progress rule ends real games long
+    /// before); a capped game is scored as a draw.
+    pub max_actions: u32,
+}
+
+impl Default for SelfPlaySection {
+    fn default() -> Self {
+        SelfPlaySection {
+            concurrent_games: 64,
+            threads: 1,
+            games_per_generation: 64,
+            full_search_fraction: 0.25,
+            cheap_simulations: 8,
+            resign_threshold: 0.95,
+            resign_consecutive: 3,
+            no_resign_fraction: 0.1,
+            max_actions: 1000,
+        }
+    }
+}
+
+/// `[replay]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplaySection {
+    /// Smallest window, in samples; training starts once this many samples exist.
+    pub window_min: usize,
+    /// Largest window, in samples.
+    pub window_max: usize,
+    /// The window grows with the data as `window_min * (total / window_min) ^ exponent`,
+    /// clamped to `[window_min, window_max]` (1.0 = everything; smaller keeps it fresher).
+    pub window_exponent: f64,
+    /// How many times each new sample is used for training on average: sets the training
+    /// steps of a generation when `training.steps_per_generation` is 0.
+    pub sample_reuse: f64,
+}
+
+impl Default for ReplaySection {
+    fn default() -> Self {
+        ReplaySection {
+            window_min: 10_000,
+            window_max: 400_000,
+            window_exponent: 0.75,
+            sample_reuse: 4.0,
+        }
+    }
+}
+
+/// Optimiser choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// SGD with Nesterov-free momentum.
+    Sgd,
+    /// AdamW.
+    Adamw,
+}
+
+/// `[training]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingSection {
+    /// Samples per optimiser step.
+    pub batch_size: usize,
+    /// `sgd` or `adamw`.
+    pub optimizer: OptimizerKind,
+    /// SGD momentum (ignored by AdamW).
+    pub momentum: f64,
+    /// Learning rate schedule: `[[step, rate], ...]`, piecewise constant from each step on;
+    /// the first entry must be at step 0.
+    pub learning_rate: Vec<(u64, f64)>,
+    /// L2 weight decay.
+    pub weight_decay: f64,
+    /// Optimiser steps per generation; 0 derives it from `replay.sample_reuse`.
+    pub steps_per_generation: u64,
+    /// Train on a random one of the four board symmetries of each sample.
+    pub symmetry_augmentation: bool,
+    /// Compute device: `cpu` (burn's pure-Rust flex backend), `cuda` or `wgpu` (those need
+    /// the binary built with the matching cargo feature).
+    pub device: String,
+}
+
+impl Default for TrainingSection {
+    fn default() -> Self {
+        TrainingSection {
+            batch_size: 256,
+            optimizer: OptimizerKind::Sgd,
+            momentum: 0.9,
+            learning_rate: vec![(0, 0.02)],
+            weight_decay: 1e-4,
+            steps_per_generation: 0,
+            symmetry_augmentation: true,
+            device: "cpu".into(),
+        }
+    }
+}
+
+impl TrainingSection {
+    /// The learning rate at optimiser step `step`.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        self.learning_rate
+            .iter()
+            .take_while(|(from, _)| *from <= step)
+            .last()
+            .map_or(0.0, |&(_, lr)| lr)
+    }
+}
+
+/// `[checkpoints]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckpointSection {
+    /// Write a checkpoint every this many optimiser steps (and at the end of every
+    /// generation).
+    pub every_steps: u64,
+    /// Keep this many of the newest checkpoints, plus every checkpoint that was rated.
+    pub keep: usize,
+}
+
+impl Default for CheckpointSection {
+    fn default() -> Self {
+        CheckpointSection {
+            every_steps: 500,
+            keep: 5,
+        }
+    }
+}
+
+/// `[evaluation]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvaluationSection {
+    /// Rate the newest checkpoint every this many generations (0 = never).
+    pub every_generations: u64,
+    /// Games per opponent (an even number: each opening is played with both colours).
+    pub games: u32,
+    /// Simulations per move of the network player in rating games.
+    pub simulations: u32,
+    /// Fixed opponents, as `fanorona pit` player specs.
+    pub baselines: Vec<String>,
+    /// Also play the previous rated checkpoint.
+    pub against_previous: bool,
+    /// Random opening turns before each pair of rating games.
+    pub opening_plies: u32,
+    /// Gating: self-play keeps using the best net unless a new one scores at least
+    /// `gating_threshold` against it with at least `gating_min_decisive` decisive games
+    /// (draws alone never promote a net). Off: self-play always uses the newest net.
+    pub gating: bool,
+    /// Score needed to promote a new net when gating.
+    pub gating_threshold: f64,
+    /// Decisive games needed to promote a new net when gating.
+    pub gating_min_decisive: u32,
+}
+
+impl Default for EvaluationSection {
+    fn default() -> Self {
+        EvaluationSection {
+            every_generations: 5,
+            games: 20,
+            simulations: 64,
+            baselines: vec!["greedy".into(), "alphabeta:depth=2".into()],
+            against_previous: true,
+            opening_plies: 2,
+            gating: false,
+            gating_threshold: 0.55,
+            gating_min_decisive: 10,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Read, parse and validate a config file.
+    pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        TrainConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Parse and validate config text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<TrainConfig, ConfigError> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        config.validate(origin)?;
+        Ok(config)
+    }
+
+    /// The config as TOML text (what a run directory archives).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n"))
+    }
+
+    /// Check every value; the error names the first bad key.
+    pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
+        let bad = |key: &str, value: String, problem: &str| ConfigError::Invalid {
+            path: origin.to_string(),
+            key: key.to_string(),
+            value,
+            problem: problem.to_string(),
+        };
+        let check = |ok: bool, key: &str, value: String, problem: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(bad(key, value, problem))
+            }
+        };
+        let fraction = |x: f32| x.is_finite() && (0.0..=1.0).contains(&x);
+        let name_ok = !self.name.is_empty()
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        check(
+            name_ok,
+            "name",
+            format!("{:?}", self.name),
+            "must be non-empty letters, digits, '-', '_' or '.'",
+        )?;
+        let m = &self.model;
+        check(
+            (1..=40).contains(&m.blocks),
+            "model.blocks",
+            m.blocks.to_string(),
+            "must be 1 to 40",
+        )?;
+        check(
+            (4..=512).contains(&m.channels),
+            "model.channels",
+            m.channels.to_string(),
+            "must be 4 to 512",
+        )?;
+        self.search
+            .validate()
+            .map_err(|e| bad(&format!("search.{}", e.field), e.value, e.requirement))?;
+        let s = &self.selfplay;
+        check(
+            (1..=4096).contains(&s.concurrent_games),
+            "selfplay.concurrent_games",
+            s.concurrent_games.to_string(),
+            "must be 1 to 4096",
+        )?;
+        check(
+            (1..=256).contains(&s.threads),
+            "selfplay.threads",
+            s.threads.to_string(),
+            "must be 1 to 256",
+        )?;
+        check(
+            s.threads <= s.concurrent_games,
+            "selfplay.threads",
+            s.threads.to_string(),
+            "must not exceed selfplay.concurrent_games",
+        )?;
+        check(
+            s.games_per_generation >= 1,
+            "selfplay.games_per_generation",
+            s.games_per_generation.to_string(),
+            "must be at least 1",
+        )?;
+        check(
+            fraction(s.full_search_fraction) && s.full_search_fraction > 0.0,
+            "selfplay.full_search_fraction",
+            s.full_search_fraction.to_string(),
+            "must be in (0, 1]",
+        )?;
+        check(
+            s.cheap_simulations >= 1 && s.cheap_simulations <= self.search.simulations,
+            "selfplay.cheap_simulations",
+            s.cheap_simulations.to_string(),
+            "must be 1 to search.simulations",
+        )?;
+        check(
+            fraction(s.resign_threshold) && s.resign_threshold >= 0.5,
+            "selfplay.resign_threshold",
+            s.resign_threshold.to_string(),
+            "must be in [0.5, 1] (1 = never resign)",
+        )?;
+        check(
+            s.resign_consecutive >= 1,
+            "selfplay.resign_consecutive",
+            s.resign_consecutive.to_string(),
+            "must be at least 1",
+        )?;
+        check(
+            fraction(s.no_resign_fraction),
+            "selfplay.no_resign_fraction",
+            s.no_resign_fraction.to_string(),
+            "must be in [0, 1]",
+        )?;
+        check(
+            s.max_actions >= 10,
+            "selfplay.max_actions",
+            s.max_actions.to_string(),
+            "must be at least 10",
+        )?;
+        let r = &self.replay;
+        check(
+            r.window_min >= 1,
+            "replay.window_min",
+            r.window_min.to_string(),
+            "must be at least 1",
+        )?;
+        check(
+            r.window_max >= r.window_min,
+            "replay.window_max",
+            r.window_max.to_string(),
+            "must be at least replay.window_min",
+        )?;
+        check(
+            r.window_exponent.is_finite() && r.window_exponent > 0.0 && r.window_exponent <= 1.0,
+            "replay.window_exponent",
+            r.window_exponent.to_string(),
+            "must be in (0, 1]",
+        )?;
+        check(
+            r.sample_reuse.is_finite() && r.sample_reuse > 0.0 && r.sample_reuse <= 100.0,
+            "replay.sample_reuse",
+            r.sample_reuse.to_string(),
+            "must be in (0, 100]",
+        )?;
+        let t = &self.training;
+        check(
+            (1..=65536).contains(&t.batch_size),
+            "training.batch_size",
+            t.batch_size.to_string(),
+            "must be 1 to 65536",
+        )?;
+        check(
+            t.momentum.is_finite() && (0.0..1.0).contains(&t.momentum),
+            "training.momentum",
+            t.momentum.to_string(),
+            "must be in [0, 1)",
+        )?;
+        check(
+            t.learning_rate.first().is_some_and(|&(s, _)| s == 0),
+            "training.learning_rate",
+            format!("{:?}", t.learning_rate),
+            "must start with an entry at step 0, like [[0, 0.02]]",
+        )?;
+        check(
+            t.learning_rate.windows(2).all(|w| w[0].0 < w[1].0),
+            "training.learning_rate",
+            format!("{:?}", t.learning_rate),
+            "steps must increase",
+        )?;
+        check(
+            t.learning_rate
+                .iter()
+                .all(|&(_, lr)| lr.is_finite() && lr > 0.0 && lr < 10.0),
+            "training.learning_rate",
+            format!("{:?}", t.learning_rate),
+            "rates must be in (0, 10)",
+        )?;
+        check(
+            t.weight_decay.is_finite() && (0.0..1.0).contains(&t.weight_decay),
+            "training.weight_decay",
+            t.weight_decay.to_string(),
+            "must be in [0, 1)",
+        )?;
+        check(
+            ["cpu", "cuda", "wgpu"].contains(&t.device.as_str()),
+            "training.device",
+            format!("{:?}", t.device),
+            "must be \"cpu\", \"cuda\" or \"wgpu\"",
+        )?;
+        let c = &self.checkpoints;
+        check(
+            c.every_steps >= 1,
+            "checkpoints.every_steps",
+            c.every_steps.to_string(),
+            "must be at least 1",
+        )?;
+        check(
+            c.keep >= 1,
+            "checkpoints.keep",
+            c.keep.to_string(),
+            "must be at least 1",
+        )?;
+        let e = &self.evaluation;
+        check(
+            e.games.is_multiple_of(2),
+            "evaluation.games",
+            e.games.to_string(),
+            "must be even (each opening is played with both colours)",
+        )?;
+        check(
+            e.simulations >= 1,
+            "evaluation.simulations",
+            e.simulations.to_string(),
+            "must be at least 1",
+        )?;
+        check(
+            (0.5..=1.0).contains(&e.gating_threshold),
+            "evaluation.gating_threshold",
+            e.gating_threshold.to_string(),
+            "must be in [0.5, 1]",
+        )?;
+        for (i, spec) in e.baselines.iter().enumerate() {
+            spec.parse::<fanorona_search::PlayerSpec>()
+                .and_then(|s| s.validate())
+                .map_err(|err| {
+                    bad(
+                        &format!("evaluation.baselines[{i}]"),
+                        format!("{spec:?}"),
+                        &err.to_string(),
+                    )
+                })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<TrainConfig, ConfigError> {
+        TrainConfig::parse(text, "test.toml")
+    }
+
+    #[test]
+    fn minimal_config_takes_defaults() {
+        let c = parse("name = \"x\"").unwrap();
+        assert_eq!(c.model, ModelSection::default());
+        assert_eq!(c.search.algorithm, Algorithm::Gumbel);
+        assert_eq!(c.training.learning_rate_at(123), 0.02);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name() {
+        let e = parse("name = \"x\"\n[selfplay]\nconcurent_games = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("concurent_games"), "{e}");
+        let e = parse("name = \"x\"\n[search]\nsimulation = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("simulation"), "{e}");
+        let e = parse("name = \"x\"\n[nonsense]\n").unwrap_err().to_string();
+        assert!(e.contains("nonsense"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let cases = [
+            ("[model]\nblocks = 0", "model.blocks"),
+            (
+                "[selfplay]\nconcurrent_games = 0",
+                "selfplay.concurrent_games",
+            ),
+            (
+                "[selfplay]\nresign_threshold = 2.0",
+                "selfplay.resign_threshold",
+            ),
+            (
+                "[training]\nlearning_rate = [[5, 0.1]]",
+                "training.learning_rate",
+            ),
+            ("[training]\ndevice = \"tpu\"", "training.device"),
+            ("[evaluation]\ngames = 3", "evaluation.games"),
+            (
+                "[evaluation]\nbaselines = [\"alphabeta:depht=2\"]",
+                "evaluation.baselines[0]",
+            ),
+            ("[search]\nsimulations = 0", "search.simulations"),
+            (
+                "[replay]\nwindow_min = 10\nwindow_max = 5",
+                "replay.window_max",
+            ),
+        ];
+        for (body, key) in cases {
+            let e = parse(&format!("name = \"x\"\n{body}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key), "{body}: {e}");
+        }
+        let e = parse("name = 3").unwrap_err().to_string();
+        assert!(e.contains("name"), "{e}");
+    }
+
+    #[test]
+    fn learning_rate_schedule_is_piecewise_constant() {
+        let c = parse(
+            "name = \"x\"\n[training]\nlearning_rate = [[0, 0.1], [100, 0.01], [200, 0.001]]\n",
+        )
+        .unwrap();
+        assert_eq!(c.training.learning_rate_at(0), 0.1);
+        assert_eq!(c.training.learning_rate_at(99), 0.1);
+        assert_eq!(c.training.learning_rate_at(100), 0.01);
+        assert_eq!(c.training.learning_rate_at(5000), 0.001);
+    }
+
+    #[test]
+    fn archived_config_round_trips() {
+        let c = parse("name = \"x\"\nseed = 9\n[model]\nblocks = 2\n").unwrap();
+        let again = parse(&c.to_toml()).unwrap();
+        assert_eq!(c, again);
+    }
+
+    #[test]
+    fn shipped_configs_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        for name in ["tiny.toml", "default.toml", "gpu.toml"] {
+            TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

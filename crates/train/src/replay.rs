@@ -1,0 +1,539 @@
+//! Self-play data: samples, shard files, and the replay window the trainer samples from.
+//!
+//! # Shard format
+//!
+//! One shard is one container file (`fanorona_net::container`: 8-byte magic `FNRNSHRD`,
+//! `u32` format version, `u64` payload length, CRC-32, payload), written atomically. The
+//! payload is the sample count as a little-endian `u64` followed by the bincode 2 (serde,
+//! standard configuration) encoding of [`Shard`].
+//!
+//! A sample stores the position compactly (two bitboards, the side to move, counters, and the
+//! steps already played in the current turn) rather than encoded planes: a tenth of the size,
+//! and the four symmetries are applied to the position before encoding at training time.
+//! Actions are stored as *absolute* policy indices (`action_index(a, White)`, i.e. without
+//! turning the board for Black).
+
+use std::path::{Path, PathBuf};
+
+use fanorona_engine::{Action, Bitboard, ByColor, Color, Position, Setup, Symmetry};
+use fanorona_net::TrainBatch;
+use fanorona_net::container::{self, ContainerError};
+use fanorona_net::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// Magic of shard files.
+pub const SHARD_MAGIC: [u8; 8] = *b"FNRNSHRD";
+/// Current shard format version.
+pub const SHARD_VERSION: u32 = 1;
+
+/// Why a shard could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The container was unreadable, truncated, corrupt or of another version.
+    #[error(transparent)]
+    Container(#[from] ContainerError),
+    /// The payload did not decode.
+    #[error("{path}: bad shard payload: {message}")]
+    Payload {
+        /// The shard.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A sample describes an impossible position.
+    #[error("bad sample: {0}")]
+    Sample(String),
+}
+
+/// How a self-play game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameEnd {
+    /// A side lost its last stone.
+    AllCaptured,
+    /// A side had no legal move.
+    NoLegalMove,
+    /// Threefold repetition.
+    Repetition,
+    /// The no-progress limit.
+    NoProgress,
+    /// A side resigned.
+    Resigned,
+    /// The safety cap on actions was hit (scored as a draw).
+    Capped,
+}
+
+impl GameEnd {
+    /// Short name for logs and TensorBoard tags.
+    pub fn tag(self) -> &'static str {
+        match self {
+            GameEnd::AllCaptured => "all_captured",
+            GameEnd::NoLegalMove => "no_legal_move",
+            GameEnd::Repetition => "repetition",
+            GameEnd::NoProgress => "no_progress",
+            GameEnd::Resigned => "resigned",
+            GameEnd::Capped => "capped",
+        }
+    }
+}
+
+/// One training example.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// White stones at the start of the current turn.
+    pub white: u64,
+    /// Black stones at the start of the current turn.
+    pub black: u64,
+    /// Side to move.
+    pub black_to_move: bool,
+    /// No-capture counter at the start of the current turn.
+    pub no_capture: u32,
+    /// Turn number.
+    pub turn_number: u32,
+    /// Steps of the current turn already played (absolute action indices): the position is
+    /// the turn start after these steps.
+    pub chain_steps: Vec<u16>,
+    /// Times the turn-start placement had occurred (1 = new).
+    pub repetitions: u8,
+    /// The search's policy target: (absolute action index, probability), legal actions only.
+    pub policy: Vec<(u16, f32)>,
+    /// Final result of the game from the mover's view: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+}
+
+/// Summary of one finished self-play game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// Complete turns played.
+    pub turns: u32,
+    /// Step-level actions played.
+    pub actions: u32,
+    /// How it ended.
+    pub end: GameEnd,
+    /// Winner: 0 White, 1 Black, `None` for a draw.
+    pub winner: Option<u8>,
+    /// In a game that was not allowed to resign: would a resignation have lost a game the
+    /// side did not lose? `None` when no resignation would have happened.
+    pub false_resignation: Option<bool>,
+}
+
+/// The content of one shard file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Training examples.
+    pub samples: Vec<Sample>,
+    /// The games they came from.
+    pub games: Vec<GameSummary>,
+    /// Optimiser steps of the network that played these games.
+    pub network_steps: u64,
+}
+
+fn bincode_config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+/// Write a shard atomically.
+pub fn write_shard(path: &Path, shard: &Shard) -> Result<(), ReplayError> {
+    let mut payload = (shard.samples.len() as u64).to_le_bytes().to_vec();
+    let body = bincode::serde::encode_to_vec(shard, bincode_config()).map_err(|e| {
+        ReplayError::Payload {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    payload.extend_from_slice(&body);
+    container::write_atomic(path, &SHARD_MAGIC, SHARD_VERSION, &payload)?;
+    Ok(())
+}
+
+/// Read and check a shard.
+pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
+    let payload = container::read(path, &SHARD_MAGIC, SHARD_VERSION)?;
+    let bad = |message: String| ReplayError::Payload {
+        path: path.to_path_buf(),
+        message,
+    };
+    if payload.len() < 8 {
+        return Err(bad("shorter than its sample count".into()));
+    }
+    let mut count = [0u8; 8];
+    count.copy_from_slice(&payload[..8]);
+    let count = u64::from_le_bytes(count);
+    let (shard, used): (Shard, usize) =
+        bincode::serde::decode_from_slice(&payload[8..], bincode_config())
+            .map_err(|e| bad(e.to_string()))?;
+    if used != payload.len() - 8 {
+        return Err(bad(format!("{} trailing bytes", payload.len() - 8 - used)));
+    }
+    if shard.samples.len() as u64 != count {
+        return Err(bad(format!(
+            "header says {count} samples, payload has {}",
+            shard.samples.len()
+        )));
+    }
+    Ok(shard)
+}
+
+/// The absolute index of an action (board not turned for Black).
+pub fn absolute_index(action: Action) -> u16 {
+    encoding::action_index(action, Color::White) as u16
+}
+
+impl Sample {
+    /// Build a sample from the position at the start of the turn, the steps played since, and
+    /// the rest of the training data.
+    pub fn new(
+        turn_start: &Position,
+        chain_steps: &[Action],
+        repetitions: u32,
+        policy: Vec<(u16, f32)>,
+        result: i8,
+    ) -> Sample {
+        Sample {
+            white: turn_start.stones(Color::White).0,
+            black: turn_start.stones(Color::Black).0,
+            black_to_move: turn_start.side_to_move() == Color::Black,
+            no_capture: turn_start.no_capture_turns(),
+            turn_number: turn_start.turn_number(),
+            chain_steps: chain_steps.iter().map(|&a| absolute_index(a)).collect(),
+            repetitions: repetitions.min(255) as u8,
+            policy,
+            result,
+        }
+    }
+
+    /// The position the sample was taken in.
+    pub fn position(&self) -> Result<Position, ReplayError> {
+        let setup = Setup {
+            stones: ByColor([Bitboard(self.white), Bitboard(self.black)]),
+            side_to_move: if self.black_to_move {
+                Color::Black
+            } else {
+                Color::White
+            },
+            no_capture_turns: self.no_capture,
+            turn_number: self.turn_number.max(1),
+        };
+        let mut pos =
+            Position::from_setup(&setup).map_err(|e| ReplayError::Sample(e.to_string()))?;
+        for &index in &self.chain_steps {
+            let action = encoding::index_action(index as usize, Color::White)
+                .ok_or_else(|| ReplayError::Sample(format!("action index {index} out of range")))?;
+            pos = pos
+                .try_apply(action)
+                .map_err(|e| ReplayError::Sample(e.to_string()))?;
+        }
+        Ok(pos)
+    }
+
+    /// Append this sample, seen through `sym`, to a training batch being built: planes,
+    /// legal mask, policy target and WDL target. `no_progress_limit` is the rules' limit.
+    pub fn encode_into(
+        &self,
+        sym: Symmetry,
+        no_progress_limit: u32,
+        batch: &mut TrainBatch,
+    ) -> Result<(), ReplayError> {
+        let pos = sym.position(&self.position()?);
+        let side = pos.side_to_move();
+        let start = batch.planes.len();
+        batch.planes.resize(start + INPUT_LEN, 0.0);
+        let ctx = Context {
+            repetitions: self.repetitions.into(),
+            no_progress_limit,
+        };
+        encoding::encode(&pos, ctx, &mut batch.planes[start..]);
+        let mask_start = batch.legal.len();
+        batch.legal.resize(mask_start + ACTION_COUNT, false);
+        batch.policy.resize(mask_start + ACTION_COUNT, 0.0);
+        for &a in pos.legal_actions().iter() {
+            batch.legal[mask_start + encoding::action_index(a, side)] = true;
+        }
+        let mut total = 0.0;
+        for &(index, p) in &self.policy {
+            let action = encoding::index_action(index as usize, Color::White)
+                .ok_or_else(|| ReplayError::Sample(format!("policy index {index} out of range")))?;
+            let i = encoding::action_index(sym.action(action), side);
+            if !batch.legal[mask_start + i] {
+                return Err(ReplayError::Sample(format!(
+                    "policy target on illegal action {action}"
+                )));
+            }
+            batch.policy[mask_start + i] += p.max(0.0);
+            total += p.max(0.0);
+        }
+        if total <= 0.0 {
+            return Err(ReplayError::Sample("empty policy target".into()));
+        }
+        for v in &mut batch.policy[mask_start..] {
+            *v /= total;
+        }
+        let wdl = match self.result {
+            1 => [1.0, 0.0, 0.0],
+            -1 => [0.0, 0.0, 1.0],
+            _ => [0.0, 1.0, 0.0],
+        };
+        batch.wdl.extend_from_slice(&wdl);
+        batch.batch_size += 1;
+        Ok(())
+    }
+}
+
+/// Window size for `total` samples seen (see `ReplaySection`).
+pub fn window_size(total: usize, min: usize, max: usize, exponent: f64) -> usize {
+    if total <= min {
+        return min;
+    }
+    let grown = min as f64 * (total as f64 / min as f64).powf(exponent);
+    (grown as usize).clamp(min, max)
+}
+
+/// The samples of a run, in the order their shards were written, with the newest `window`
+/// available for sampling.
+#[derive(Default)]
+pub struct ReplayBuffer {
+    samples: Vec<Sample>,
+    loaded: std::collections::BTreeSet<String>,
+    /// Samples dropped from memory because they fell out of every possible window.
+    dropped: usize,
+    /// Games read from shards.
+    pub games: u64,
+}
+
+/// What one scan of the shard folder found.
+#[derive(Debug, Default)]
+pub struct ScanReport {
+    /// New shards loaded.
+    pub shards: usize,
+    /// New samples.
+    pub samples: usize,
+    /// New games.
+    pub games: Vec<GameSummary>,
+    /// Shards skipped as unreadable, with the reason (each named once).
+    pub skipped: Vec<String>,
+}
+
+impl ReplayBuffer {
+    /// An empty buffer.
+    pub fn new() -> ReplayBuffer {
+        ReplayBuffer::default()
+    }
+
+    /// Total samples ever loaded.
+    pub fn total(&self) -> usize {
+        self.samples.len() + self.dropped
+    }
+
+    /// Samples held in memory.
+    pub fn held(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Load every shard in `dir` not loaded before, in file-name order. Unreadable shards
+    /// are skipped and reported, never fatal; they are not retried.
+    pub fn scan(&mut self, dir: &Path, keep_at_most: usize) -> ScanReport {
+        let mut report = ScanReport::default();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return report;
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".shard") && !n.starts_with('.'))
+            .filter(|n| !self.loaded.contains(n))
+            .collect();
+        names.sort();
+        for name in names {
+            let path = dir.join(&name);
+            match read_shard(&path) {
+                Ok(shard) => {
+                    report.shards += 1;
+                    report.samples += shard.samples.len();
+                    self.games += shard.games.len() as u64;
+                    report.games.extend(shard.games);
+                    self.samples.extend(shard.samples);
+                }
+                Err(e) => report.skipped.push(e.to_string()),
+            }
+            self.loaded.insert(name);
+        }
+        if self.samples.len() > keep_at_most {
+            let excess = self.samples.len() - keep_at_most;
+            self.samples.drain(..excess);
+            self.dropped += excess;
+        }
+        report
+    }
+
+    /// A training batch of `size` samples drawn uniformly from the newest `window`, each
+    /// through a random symmetry when `augment`. Samples that fail to decode are replaced by
+    /// others (and counted in the second return value).
+    pub fn sample_batch<R: RngExt>(
+        &self,
+        rng: &mut R,
+        window: usize,
+        size: usize,
+        augment: bool,
+        no_progress_limit: u32,
+    ) -> (TrainBatch, usize) {
+        let mut batch = TrainBatch {
+            batch_size: 0,
+            planes: Vec::with_capacity(size * INPUT_LEN),
+            legal: Vec::with_capacity(size * ACTION_COUNT),
+            policy: Vec::with_capacity(size * ACTION_COUNT),
+            wdl: Vec::with_capacity(size * 3),
+        };
+        let n = self.samples.len();
+        let window = window.min(n);
+        let mut bad = 0;
+        if window == 0 {
+            return (batch, bad);
+        }
+        while batch.batch_size < size && bad < size * 4 {
+            let sample = &self.samples[n - 1 - rng.random_range(0..window)];
+            let sym = if augment {
+                Symmetry::ALL[rng.random_range(0..4)]
+            } else {
+                Symmetry::Identity
+            };
+            let before = (batch.planes.len(), batch.legal.len(), batch.wdl.len());
+            if sample
+                .encode_into(sym, no_progress_limit, &mut batch)
+                .is_err()
+            {
+                batch.planes.truncate(before.0);
+                batch.legal.truncate(before.1);
+                batch.policy.truncate(before.1);
+                batch.wdl.truncate(before.2);
+                bad += 1;
+            }
+        }
+        (batch, bad)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_net::encoding::{transform_index, transform_planes};
+
+    fn empty_batch() -> TrainBatch {
+        TrainBatch {
+            batch_size: 0,
+            planes: Vec::new(),
+            legal: Vec::new(),
+            policy: Vec::new(),
+            wdl: Vec::new(),
+        }
+    }
+
+    /// A mid-chain sample: White's d3d2w takes d4 and the chain may go on.
+    fn chain_sample() -> Sample {
+        let start: Position = "9/3B5/3W2B2/2B2B1W1/1BBW5 w".parse().unwrap();
+        let step: Action = "d3d2w".parse().unwrap();
+        let mid = start.apply(step);
+        let legal = mid.legal_actions();
+        let p = 1.0 / legal.len() as f32;
+        let policy = legal.iter().map(|&a| (absolute_index(a), p)).collect();
+        Sample::new(&start, &[step], 0, policy, 1)
+    }
+
+    #[test]
+    fn samples_rebuild_their_position() {
+        let s = chain_sample();
+        let pos = s.position().unwrap();
+        assert_eq!(
+            pos.chain().map(|c| c.stone.to_string()),
+            Some("d2".to_string())
+        );
+        let mut bad = s.clone();
+        bad.chain_steps = vec![absolute_index("a1a2".parse().unwrap())];
+        assert!(bad.position().is_err());
+        bad.chain_steps = vec![60_000];
+        assert!(bad.position().is_err());
+    }
+
+    #[test]
+    fn encoding_a_sample_fills_planes_mask_and_targets() {
+        let s = chain_sample();
+        let mut batch = empty_batch();
+        s.encode_into(Symmetry::Identity, 50, &mut batch).unwrap();
+        assert_eq!(batch.batch_size, 1);
+        assert_eq!(batch.planes.len(), INPUT_LEN);
+        assert_eq!(batch.wdl, vec![1.0, 0.0, 0.0]);
+        let total: f32 = batch.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-5);
+        for (p, &legal) in batch.policy.iter().zip(&batch.legal) {
+            assert!(*p == 0.0 || legal, "target only on legal actions");
+        }
+        assert_eq!(batch.legal.iter().filter(|&&l| l).count(), s.policy.len());
+    }
+
+    #[test]
+    fn augmentation_transforms_planes_and_targets_together() {
+        let s = chain_sample();
+        let mut plain = empty_batch();
+        s.encode_into(Symmetry::Identity, 50, &mut plain).unwrap();
+        for sym in Symmetry::ALL {
+            let mut seen = empty_batch();
+            s.encode_into(sym, 50, &mut seen).unwrap();
+            let mut planes = vec![0.0; INPUT_LEN];
+            transform_planes(sym, &plain.planes, &mut planes);
+            assert_eq!(planes, seen.planes, "{sym:?}");
+            for i in 0..ACTION_COUNT {
+                let j = transform_index(sym, i);
+                assert_eq!(plain.policy[i], seen.policy[j], "{sym:?} action {i}");
+                assert_eq!(plain.legal[i], seen.legal[j], "{sym:?} action {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_target_on_an_illegal_action_is_rejected() {
+        let mut s = chain_sample();
+        s.policy = vec![(absolute_index("a1a2".parse().unwrap()), 1.0)];
+        let mut batch = empty_batch();
+        assert!(s.encode_into(Symmetry::Identity, 50, &mut batch).is_err());
+    }
+
+    #[test]
+    fn shards_round_trip_and_checks_hold() {
+        let dir = std::env::temp_dir().join(format!("fanorona-shard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.shard");
+        let shard = Shard {
+            samples: vec![chain_sample(), chain_sample()],
+            games: vec![GameSummary {
+                turns: 3,
+                actions: 4,
+                end: GameEnd::Resigned,
+                winner: Some(0),
+                false_resignation: None,
+            }],
+            network_steps: 12,
+        };
+        write_shard(&path, &shard).unwrap();
+        assert_eq!(read_shard(&path).unwrap(), shard);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+        assert!(
+            read_shard(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("truncated")
+        );
+        std::fs::write(&path, b"").unwrap();
+        assert!(read_shard(&path).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_window_grows_with_the_data() {
+        assert_eq!(window_size(10, 100, 1000, 0.75), 100);
+        assert_eq!(window_size(100, 100, 1000, 0.75), 100);
+        let w = window_size(1000, 100, 100_000, 0.75);
+        assert!(w > 100 && w < 1000, "{w}");
+        assert_eq!(window_size(10_000_000, 100, 1000, 0.75), 1000);
+        assert_eq!(window_size(5000, 100, 100_000, 1.0), 5000);
+    }
+}

@@ -1,0 +1,172 @@
+//! The whole training loop on `configs/tiny.toml`: files of a run, resuming, bad shards.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use fanorona_net::{Device, Trainer};
+use fanorona_train::replay::read_shard;
+use fanorona_train::{RunState, TrainConfig, TrainOptions, train};
+
+fn tiny() -> TrainConfig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    TrainConfig::load(&path).unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fanorona-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path, generations: u64) -> TrainOptions {
+    TrainOptions {
+        run_dir: dir.to_path_buf(),
+        generations: Some(generations),
+        interactive: false,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_tiny_run_writes_every_part_of_the_run_directory() {
+    let dir = temp_dir("layout");
+    let summary = train(&tiny(), &options(&dir, 4)).unwrap();
+    assert_eq!(summary.generation, 4);
+    assert!(!summary.resumed);
+    assert_eq!(summary.steps, 4 * 6, "tiny trains 6 steps per generation");
+    for name in ["config.toml", "meta.json", "train.log", "ratings.csv"] {
+        assert!(dir.join(name).is_file(), "{name}");
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
+    assert!(meta["git_revision"].is_string() && meta["program_version"].is_string());
+    // Every shard reads back; 8 games a generation.
+    let shards = files(&dir.join("selfplay"));
+    let mut games = 0;
+    for name in &shards {
+        let shard = read_shard(&dir.join("selfplay").join(name)).unwrap();
+        assert!(!shard.samples.is_empty());
+        for s in &shard.samples {
+            s.position().unwrap();
+            let total: f32 = s.policy.iter().map(|(_, p)| p).sum();
+            assert!((total - 1.0).abs() < 1e-3, "policy target sums to {total}");
+        }
+        games += shard.games.len();
+    }
+    assert_eq!(games, 4 * 8);
+    // The newest checkpoint loads and says where the run stands.
+    let ckpts = files(&dir.join("checkpoints"));
+    assert!(
+        ckpts.len() <= 3 + 2,
+        "pruned to `keep` plus rated ones: {ckpts:?}"
+    );
+    let newest = dir.join("checkpoints").join(ckpts.last().unwrap());
+    let (trainer, extra) = Trainer::load_checkpoint(&newest, &Device::flex()).unwrap();
+    let state: RunState = serde_json::from_slice(&extra).unwrap();
+    assert_eq!((state.generation, trainer.steps()), (4, 24));
+    assert_eq!(state.rated.len(), 2, "rated every second generation");
+    // Ratings: a header and one row per rating match.
+    let ratings = std::fs::read_to_string(dir.join("ratings.csv")).unwrap();
+    assert_eq!(ratings.lines().count(), 1 + 2 + 1, "{ratings}");
+    assert!(ratings.lines().nth(1).unwrap().contains(",random,2,"));
+    // TensorBoard got events.
+    let tb = files(&dir.join("tensorboard"));
+    assert!(
+        tb.iter().any(|n| n.starts_with("events.out.tfevents")),
+        "{tb:?}"
+    );
+    let size: u64 = tb
+        .iter()
+        .map(|n| {
+            std::fs::metadata(dir.join("tensorboard").join(n))
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert!(size > 1000, "tensorboard events are written ({size} bytes)");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn resuming_gives_the_same_network_as_an_uninterrupted_run() {
+    let straight = temp_dir("straight");
+    let split = temp_dir("split");
+    train(&tiny(), &options(&straight, 3)).unwrap();
+    train(&tiny(), &options(&split, 1)).unwrap();
+    let resumed = train(&tiny(), &options(&split, 2)).unwrap();
+    assert!(resumed.resumed);
+    assert_eq!(resumed.generation, 3);
+    let load = |dir: &Path| {
+        let name = files(&dir.join("checkpoints")).pop().unwrap();
+        let (trainer, _) =
+            Trainer::load_checkpoint(&dir.join("checkpoints").join(name), &Device::flex()).unwrap();
+        let model = trainer.inference_model();
+        let planes = vec![0.5; model.config().input_len()];
+        model.forward(&planes, 1)
+    };
+    let (a, b) = (load(&straight), load(&split));
+    assert_eq!(
+        a, b,
+        "same seed, same games, same batches: the same weights"
+    );
+    assert_eq!(
+        files(&straight.join("selfplay")),
+        files(&split.join("selfplay"))
+    );
+    let _ = std::fs::remove_dir_all(&straight);
+    let _ = std::fs::remove_dir_all(&split);
+}
+
+#[test]
+fn a_corrupt_shard_is_skipped_with_a_warning() {
+    let dir = temp_dir("corrupt");
+    train(&tiny(), &options(&dir, 1)).unwrap();
+    let selfplay = dir.join("selfplay");
+    let victim = selfplay.join(files(&selfplay).first().unwrap());
+    let mut bytes = std::fs::read(&victim).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xFF;
+    std::fs::write(&victim, &bytes).unwrap();
+    std::fs::write(
+        selfplay.join("sp-g999999-junk-00000-n0001.shard"),
+        b"not a shard",
+    )
+    .unwrap();
+    let summary = train(&tiny(), &options(&dir, 1)).unwrap();
+    assert_eq!(summary.generation, 2, "training goes on");
+    let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
+    assert!(
+        log.contains("skipped shard")
+            && log.contains(&victim.file_name().unwrap().to_string_lossy().to_string()),
+        "{log}"
+    );
+    assert!(
+        log.contains("checksum") || log.contains("CRC") || log.contains("corrupt"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_directory_that_is_not_a_run_is_refused() {
+    let dir = temp_dir("notarun");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("precious.txt"), b"keep me").unwrap();
+    let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();
+    assert!(err.contains("not a run directory"), "{err}");
+    assert_eq!(std::fs::read(dir.join("precious.txt")).unwrap(), b"keep me");
+    let _ = std::fs::remove_dir_all(&dir);
+}
