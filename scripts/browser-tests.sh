@@ -41,7 +41,9 @@ if [ ! -d web-tests/node_modules/playwright-core ]; then
 fi
 
 step "building the fanorona binary"
-cargo build --locked -p fanorona
+# The test profile: after `cargo test` (as in scripts/test.sh) this is already built; the dev
+# profile would compile every dependency a second time.
+cargo build --locked -p fanorona --profile test
 BIN="${CARGO_TARGET_DIR:-target}/debug/fanorona"
 
 step "starting fanorona serve on a free loopback port"

@@ -13,7 +13,9 @@ use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData, Transaction};
 
 use crate::error::NetError;
-use crate::model::{BOARD_COLS, BOARD_ROWS, FanoronaNet, NetConfig, POLICY_SIZE, WDL_SIZE};
+use crate::model::{
+    BOARD_COLS, BOARD_ROWS, FanoronaNet, FusedNet, NetConfig, POLICY_SIZE, WDL_SIZE,
+};
 
 /// Network outputs for a batch, as host vectors.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -32,6 +34,8 @@ pub struct Evaluation {
 pub struct InferenceModel {
     config: NetConfig,
     model: FanoronaNet,
+    /// `model` with its batchnorms folded in: what `forward` runs.
+    fused: FusedNet,
     device: Device,
 }
 
@@ -40,9 +44,11 @@ impl InferenceModel {
     pub fn new(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
         let device = device.clone().without_autodiff();
         let model = model.valid().to_device(&device);
+        let fused = model.fused();
         Self {
             config,
             model,
+            fused,
             device,
         }
     }
@@ -122,7 +128,7 @@ impl InferenceModel {
         }
         let shape = [batch, self.config.input_planes, BOARD_ROWS, BOARD_COLS];
         let input = Tensor::<4>::from_data(TensorData::new(planes, shape), &self.device);
-        let out = self.model.forward(input);
+        let out = self.fused.forward(input);
         let wdl = softmax(out.wdl, 1); // [batch, 3]
         let data = Transaction::default()
             .register(out.policy)

@@ -314,6 +314,7 @@ impl ModuleVisitor for SquaredNorm {
 pub(crate) mod tests {
     use super::*;
     use crate::bench::random_batch;
+    use burn::tensor::activation::softmax;
 
     pub(crate) fn tiny_net() -> NetConfig {
         NetConfig::new()
@@ -442,6 +443,37 @@ pub(crate) mod tests {
             })
         ));
         assert_eq!(model.forward(&[], 0), (vec![], vec![]));
+    }
+
+    #[test]
+    fn folded_batchnorm_gives_the_unfolded_outputs() {
+        let cfg = tiny_net();
+        let mut trainer = Trainer::new(TrainerConfig::new(cfg.clone()), &Device::flex());
+        let batch = peaked_batch(&cfg, 8, 5);
+        for _ in 0..5 {
+            trainer.train_step(&batch, 0.05).unwrap();
+        }
+        let device = Device::flex();
+        let plain = trainer.model().valid().to_device(&device);
+        let (planes, _, _, _) = batch.to_tensors(cfg.input_planes, &device);
+        let out = plain.forward(planes);
+        let want_policy = out.policy.into_data().try_into_vec::<f32>().unwrap();
+        let want_wdl = softmax(out.wdl, 1)
+            .into_data()
+            .try_into_vec::<f32>()
+            .unwrap();
+        let (policy, wdl) = trainer.inference_model().forward(&batch.planes, 8);
+        // Training steps moved the running statistics away from their initial (identity)
+        // values, so the folding has real work to do.
+        let moved = policy
+            .iter()
+            .zip(&want_policy)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        let scale = want_policy.iter().map(|v| v.abs()).fold(0.0f32, f32::max);
+        assert!(scale > 0.1, "policy logits {scale}");
+        assert!(moved < 1e-4 * scale.max(1.0), "max difference {moved}");
+        assert!(wdl.iter().zip(&want_wdl).all(|(a, b)| (a - b).abs() < 1e-5));
     }
 
     #[test]
