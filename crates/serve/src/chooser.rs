@@ -35,6 +35,29 @@ pub trait TurnChooser: Send + Sync {
     /// [`Level::think_time`] and the server's own cap). Fails only when there is nothing to
     /// choose: the game is over, or it is in the middle of a chain that has no continuation.
     fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError>;
+
+    /// What `level` means with this engine, for `/api/info` and the page. The default
+    /// describes the classical engine ([`Level::description`], [`Level::depth`]).
+    fn level_strength(&self, level: Level) -> LevelStrength {
+        LevelStrength {
+            description: level.description().to_string(),
+            depth: level.depth(),
+            simulations: None,
+        }
+    }
+}
+
+/// How strong a level is with a given engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelStrength {
+    /// One line for people: what playing this level is like.
+    pub description: String,
+    /// Alpha-beta depth in turns, for the classical engine (`None`: not a depth search, or
+    /// as deep as the think time allows).
+    pub depth: Option<u32>,
+    /// Network simulations per step (`None`: not the network, or as many as the think time
+    /// allows).
+    pub simulations: Option<u32>,
 }
 
 /// Why no turn could be chosen.
@@ -211,6 +234,19 @@ impl TurnChooser for NetChooser {
         "net"
     }
 
+    fn level_strength(&self, level: Level) -> LevelStrength {
+        let description = match level.simulations() {
+            Some(n) if n < 10 => format!("the network's instinct: {n} simulations a step"),
+            Some(n) => format!("the network reading {n} positions a step"),
+            None => "the network searching for up to three seconds".to_string(),
+        };
+        LevelStrength {
+            description,
+            depth: None,
+            simulations: level.simulations(),
+        }
+    }
+
     fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
         if let Some(outcome) = game.outcome() {
             return Err(ChooseError::GameOver(outcome));
@@ -302,6 +338,34 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("no-such-net.fnm"), "{e}");
+    }
+
+    #[test]
+    fn levels_are_described_for_the_engine_that_plays_them() {
+        let cfg = fanorona_net::NetConfig::new()
+            .with_blocks(1)
+            .with_channels(8);
+        let net = NetChooser::new(InferenceModel::random(&cfg, &fanorona_net::Device::flex()));
+        for level in Level::ALL {
+            let classical = ClassicalChooser.level_strength(level);
+            assert_eq!(classical.description, level.description());
+            assert_eq!(
+                (classical.depth, classical.simulations),
+                (level.depth(), None)
+            );
+            let network = net.level_strength(level);
+            assert_eq!(
+                (network.depth, network.simulations),
+                (None, level.simulations())
+            );
+            assert!(network.description.contains("network"), "{level}");
+            assert_ne!(network.description, classical.description);
+        }
+        assert!(
+            net.level_strength(Level::Medium)
+                .description
+                .contains("160")
+        );
     }
 
     #[test]

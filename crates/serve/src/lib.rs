@@ -111,7 +111,7 @@ pub mod record;
 pub mod server;
 pub mod view;
 
-pub use chooser::{ChooseError, Level, TurnChooser, UnknownLevel, chooser_for};
+pub use chooser::{ChooseError, Level, LevelStrength, TurnChooser, UnknownLevel, chooser_for};
 pub use error::{ReplayError, ServeError};
 pub use record::GameRecord;
 pub use server::{ServerConfig, router, run};

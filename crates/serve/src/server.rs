@@ -218,7 +218,10 @@ async fn health() -> Response {
 async fn info(State(app): State<AppState>) -> axum::Json<InfoView> {
     axum::Json(InfoView {
         engine: app.chooser.name().to_string(),
-        levels: Level::ALL.into_iter().map(LevelView::from).collect(),
+        levels: Level::ALL
+            .into_iter()
+            .map(|l| LevelView::new(l, app.chooser.as_ref()))
+            .collect(),
         default_level: Level::default().name().into(),
         start: START_FEN.into(),
         no_progress_limit: app.config.rules.no_progress_limit,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fanorona_engine::{Bitboard, Color, HEIGHT, Outcome, Point, StepKind, WIDTH};
 use serde::{Deserialize, Serialize};
 
-use crate::chooser::Level;
+use crate::chooser::{Level, TurnChooser};
 use crate::error::ReplayError;
 use crate::record::{GameRecord, StepDetail, list_turns};
 
@@ -161,17 +161,23 @@ pub struct LevelView {
     pub description: String,
     /// Think time per turn in milliseconds.
     pub think_ms: u64,
-    /// Search depth in turns (`null`: as deep as the think time allows).
+    /// Alpha-beta depth in turns (`null`: the network, or as deep as the think time allows).
     pub depth: Option<u32>,
+    /// Network simulations per step (`null`: the classical engine, or as many as the think
+    /// time allows).
+    pub simulations: Option<u32>,
 }
 
-impl From<Level> for LevelView {
-    fn from(level: Level) -> LevelView {
+impl LevelView {
+    /// `level` as `chooser` plays it.
+    pub fn new(level: Level, chooser: &dyn TurnChooser) -> LevelView {
+        let strength = chooser.level_strength(level);
         LevelView {
             name: level.name().into(),
-            description: level.description().into(),
+            description: strength.description,
             think_ms: level.think_time().as_millis() as u64,
-            depth: level.depth(),
+            depth: strength.depth,
+            simulations: strength.simulations,
         }
     }
 }

@@ -139,7 +139,7 @@ impl<W: Write> Session<W> {
             self.human,
             self.engine.name(),
             self.level,
-            self.level.description()
+            self.engine.level_strength(self.level).description
         )?;
         loop {
             if let Some(outcome) = self.record.game().outcome() {
