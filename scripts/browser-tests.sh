@@ -41,9 +41,10 @@ if [ ! -d web-tests/node_modules/playwright-core ]; then
 fi
 
 step "building the fanorona binary"
-# The test profile: after `cargo test` (as in scripts/test.sh) this is already built; the dev
-# profile would compile every dependency a second time.
-cargo build --locked -p fanorona --profile test
+# The same build as `cargo test` in scripts/test.sh, so after it this is a no-op: a plain
+# `cargo build` resolves dependency features without the dev-dependencies and would compile
+# most dependencies a second time. It leaves the binary at target/debug/fanorona.
+cargo test --workspace --all-targets --no-run --locked
 BIN="${CARGO_TARGET_DIR:-target}/debug/fanorona"
 
 step "starting fanorona serve on a free loopback port"

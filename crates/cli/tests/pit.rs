@@ -228,3 +228,15 @@ fn bad_arguments_fail_with_a_message() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_shipped_sample_network_loads_and_beats_random() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../checkpoints/sample-4x48.fnm"
+    );
+    let player = format!("net:path={model},sims=16");
+    let v = json(&["pit", &player, "random", "--games", "4", "--json"]);
+    // Seeded: the same four games every run.
+    assert_eq!(v["wins"], 4, "{v}");
+}
