@@ -18,6 +18,17 @@ fn tiny_config() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml")
 }
 
+/// `fanorona train` with the tiny config in `dir` for `generations` generations.
+fn train_tiny(dir: &Path, generations: u32) -> Command {
+    let mut cmd = bin();
+    cmd.args(["train", "--config"])
+        .arg(tiny_config())
+        .arg("--run-dir")
+        .arg(dir)
+        .args(["--generations", &generations.to_string()]);
+    cmd
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fanorona-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -56,12 +67,7 @@ fn newest_checkpoint(run: &Path) -> Option<PathBuf> {
 #[test]
 fn train_export_and_play_the_network_in_pit() {
     let dir = temp_dir("e2e");
-    let out = run(bin()
-        .args(["train", "--config"])
-        .arg(tiny_config())
-        .arg("--run-dir")
-        .arg(&dir)
-        .args(["--generations", "2"]));
+    let out = run(&mut train_tiny(&dir, 2));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("generation 2"), "{stdout}");
     let ckpt = newest_checkpoint(&dir).expect("a checkpoint");
@@ -99,12 +105,7 @@ fn training_survives_sigkill_at_random_moments() {
     let mut rng = 0x5EED_u64;
     let mut shards_seen: BTreeSet<String> = BTreeSet::new();
     for round in 0..6 {
-        let mut child = bin()
-            .args(["train", "--config"])
-            .arg(tiny_config())
-            .arg("--run-dir")
-            .arg(&dir)
-            .args(["--generations", "1000"])
+        let mut child = train_tiny(&dir, 1000)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -135,12 +136,7 @@ fn training_survives_sigkill_at_random_moments() {
     );
     // A clean restart resumes from the newest checkpoint on disk.
     let before = newest_checkpoint(&dir);
-    run(bin()
-        .args(["train", "--config"])
-        .arg(tiny_config())
-        .arg("--run-dir")
-        .arg(&dir)
-        .args(["--generations", "1"]));
+    run(&mut train_tiny(&dir, 1));
     let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
     let last_start = log
         .lines()
@@ -162,12 +158,7 @@ fn training_survives_sigkill_at_random_moments() {
 #[test]
 fn a_selfplay_worker_feeds_a_run() {
     let dir = temp_dir("worker");
-    run(bin()
-        .args(["train", "--config"])
-        .arg(tiny_config())
-        .arg("--run-dir")
-        .arg(&dir)
-        .args(["--generations", "1"]));
+    run(&mut train_tiny(&dir, 1));
     let mut child = bin()
         .args(["selfplay", "--run-dir"])
         .arg(&dir)
@@ -194,12 +185,7 @@ fn a_selfplay_worker_feeds_a_run() {
         read_shard(&dir.join("selfplay").join(name)).unwrap();
     }
     // The trainer ingests them in its next generation.
-    run(bin()
-        .args(["train", "--config"])
-        .arg(tiny_config())
-        .arg("--run-dir")
-        .arg(&dir)
-        .args(["--generations", "1"]));
+    run(&mut train_tiny(&dir, 1));
     let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
     assert!(log.lines().any(|l| l.contains("generation 1:")), "{log}");
     let _ = std::fs::remove_dir_all(&dir);
