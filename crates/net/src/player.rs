@@ -47,27 +47,17 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
 /// The MCTS settings of a `net:` spec (everything but the model).
 pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, NetPlayerError> {
     spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed"])?;
-    let sims = spec.value("sims", "a whole number from 1 to 1000000", |s: &u32| {
-        (1..=1_000_000).contains(s)
-    })?;
-    let millis = spec.value(
-        "ms",
-        "a whole number of milliseconds, at least 1",
-        |m: &u64| *m >= 1,
-    )?;
-    let c = spec.value("c", "a positive number", |c: &f32| {
-        c.is_finite() && *c > 0.0
-    })?;
-    let batch = spec.value("batch", "a whole number from 1 to 256", |b: &u32| {
-        (1..=256).contains(b)
-    })?;
-    Ok(MctsConfig {
-        simulations: sims.unwrap_or(DEFAULT_SIMULATIONS),
-        millis,
-        c_puct: c.unwrap_or(DEFAULT_C_PUCT),
-        seed: spec.stream_seed(stream)?,
-        batch_size: batch.unwrap_or(DEFAULT_BATCH),
-    })
+    let default = MctsConfig {
+        simulations: DEFAULT_SIMULATIONS,
+        c_puct: DEFAULT_C_PUCT,
+        batch_size: DEFAULT_BATCH,
+        ..MctsConfig::default()
+    };
+    Ok(spec.search_settings(
+        stream,
+        default,
+        ("a whole number from 1 to 1000000", 1_000_000),
+    )?)
 }
 
 /// The player a `net:path=...` spec describes. Models are loaded once per process and

@@ -255,11 +255,25 @@ impl PlayerSpec {
     /// The MCTS settings this spec describes (kind `mcts`).
     pub fn mcts_config(&self, stream: u64) -> Result<MctsConfig, SpecError> {
         self.expect_kind(ClassicalKind::Mcts)?;
-        let sims = self.value(
-            "sims",
-            "a whole number of simulations, at least 1",
-            |s: &u32| *s >= 1,
-        )?;
+        self.search_settings(
+            stream,
+            MctsConfig::default(),
+            ("a whole number of simulations, at least 1", u32::MAX),
+        )
+    }
+
+    /// The search settings of any MCTS-based player spec over `default`: `sims`, `ms`, `c`,
+    /// `batch` and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
+    /// caller checks which keys its kind accepts.
+    pub fn search_settings(
+        &self,
+        stream: u64,
+        default: MctsConfig,
+        sims: (&'static str, u32),
+    ) -> Result<MctsConfig, SpecError> {
+        let (sims_expected, sims_max) = sims;
+        let simulations =
+            self.value("sims", sims_expected, |s: &u32| (1..=sims_max).contains(s))?;
         let millis = self.value(
             "ms",
             "a whole number of milliseconds, at least 1",
@@ -268,13 +282,15 @@ impl PlayerSpec {
         let c = self.value("c", "a positive number", |c: &f32| {
             c.is_finite() && *c > 0.0
         })?;
-        let default = MctsConfig::default();
+        let batch = self.value("batch", "a whole number from 1 to 256", |b: &u32| {
+            (1..=256).contains(b)
+        })?;
         Ok(MctsConfig {
-            simulations: sims.unwrap_or(default.simulations),
+            simulations: simulations.unwrap_or(default.simulations),
             millis,
             c_puct: c.unwrap_or(default.c_puct),
             seed: self.stream_seed(stream)?,
-            ..default
+            batch_size: batch.unwrap_or(default.batch_size),
         })
     }
 
