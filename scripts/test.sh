@@ -13,6 +13,15 @@ else
   echo "rustfmt not installed; skipping the format check"
 fi
 
+step "lints (cargo clippy, warnings are errors)"
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+else
+  echo "clippy not installed; installing it with rustup"
+  rustup component add clippy
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+fi
+
 step "build and run the Rust tests (dev profile; dependencies optimised)"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked

@@ -76,6 +76,12 @@ pub enum IllegalTurn {
 /// Text that is not valid notation (RULES.md, Notation).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
+    /// A colour other than `white`, `black`, `w` or `b`.
+    #[error("invalid colour {text:?}: expected white or black")]
+    Color {
+        /// The rejected text.
+        text: String,
+    },
     /// A point like `e3`.
     #[error("invalid point {text:?}: {reason}")]
     Point {

@@ -44,7 +44,9 @@ pub use game::{DEFAULT_NO_PROGRESS_LIMIT, DrawReason, Game, Outcome, Rules, WinR
 pub use geometry::{Bitboard, BitboardIter, Direction, HEIGHT, NUM_POINTS, Point, WIDTH};
 pub use movegen::{ActionList, MAX_ACTIONS};
 pub use moves::{Action, ByColor, Color, MAX_TURN_STEPS, Step, StepKind, Turn};
-pub use notation::{START_FEN, board_picture, format_position, parse_position};
+pub use notation::{
+    BoardStyle, START_FEN, board_picture, draw_board, format_position, parse_position,
+};
 pub use position::{Chain, MAX_STONES, Position, Setup};
 pub use symmetry::Symmetry;
 pub use turns::{perft, perft_divide, perft_slow};

@@ -57,6 +57,21 @@ impl fmt::Display for Color {
     }
 }
 
+impl std::str::FromStr for Color {
+    type Err = crate::error::ParseError;
+
+    /// `white` or `black` (any case), or `w` / `b`.
+    fn from_str(text: &str) -> Result<Color, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "white" | "w" => Ok(Color::White),
+            "black" | "b" => Ok(Color::Black),
+            _ => Err(crate::error::ParseError::Color {
+                text: text.to_string(),
+            }),
+        }
+    }
+}
+
 /// A value for each colour.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct ByColor<T>(pub [T; 2]);

@@ -284,28 +284,71 @@ impl FromStr for Position {
     }
 }
 
+/// How [`draw_board`] draws the board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BoardStyle {
+    /// One character a point, files below: the form in tests, logs and `Debug`.
+    Compact,
+    /// The board's lines between the points (orthogonal and the diagonals of the strong
+    /// points), files above and below, ranks on both sides: the terminal game's board.
+    Lines,
+}
+
 /// An ASCII picture of the board, row 5 on top, with coordinates: `W`, `B`, `.` for empty.
 pub fn board_picture(pos: &Position) -> String {
+    draw_board(pos, BoardStyle::Compact)
+}
+
+/// An ASCII picture of the board in `style`, row 5 on top: `W`, `B`, `.` for empty.
+pub fn draw_board(pos: &Position, style: BoardStyle) -> String {
+    let lines = style == BoardStyle::Lines;
+    let files = if lines {
+        "    a   b   c   d   e   f   g   h   i\n".to_string()
+    } else {
+        let letters: String = (0..WIDTH)
+            .map(|x| format!(" {}", char::from(b'a' + x as u8)))
+            .collect();
+        format!("    {letters}\n")
+    };
     let mut out = String::new();
+    if lines {
+        out.push_str(&files);
+    }
     for y in (0..HEIGHT).rev() {
-        out.push_str(&format!("  {} ", y + 1));
+        out.push_str(&if lines {
+            format!(" {}  ", y + 1)
+        } else {
+            format!("  {} ", y + 1)
+        });
         for x in 0..WIDTH {
-            let c = Point::new(x, y).and_then(|p| pos.color_at(p));
-            out.push(' ');
-            out.push(match c {
+            out.push_str(match (lines, x) {
+                (false, _) => " ",
+                (true, 0) => "",
+                (true, _) => " - ",
+            });
+            out.push(match Point::new(x, y).and_then(|p| pos.color_at(p)) {
                 Some(Color::White) => 'W',
                 Some(Color::Black) => 'B',
                 None => '.',
             });
         }
+        if lines {
+            out.push_str(&format!("  {}", y + 1));
+        }
         out.push('\n');
+        if lines && y > 0 {
+            out.push_str("    ");
+            for x in 0..WIDTH {
+                out.push('|');
+                if x + 1 < WIDTH {
+                    // Between rows y and y-1 the diagonal leaves the strong point of the pair.
+                    out.push_str(if (x + y) % 2 == 0 { " \\ " } else { " / " });
+                }
+            }
+            out.push('\n');
+        }
     }
-    out.push_str("    ");
-    for x in 0..WIDTH {
-        out.push(' ');
-        out.push(char::from(b'a' + x as u8));
-    }
-    out.push('\n');
+    out.push_str(&files);
     out
 }
 

@@ -38,10 +38,10 @@ fn main() {
     let start = Instant::now();
     let fwd = bench_forward(&cfg, eval_batch, seconds);
     println!(
-        "forward batch {eval_batch}: {:.0} evals/s, {:.1} GFLOP/s ({} batches, {:.1}s)",
+        "forward batch {eval_batch}: {:.0} evals/s, {:.1} GFLOP/s ({} network_calls, {:.1}s)",
         fwd.evals_per_sec,
         fwd.gflops,
-        fwd.batches,
+        fwd.network_calls,
         start.elapsed().as_secs_f64()
     );
 

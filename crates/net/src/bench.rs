@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 use burn::tensor::Device;
 
 use fanorona_engine::{Action, Game, Rules};
-use fanorona_search::{EvalRequest, Evaluator, FanoronaState, GameState};
+use fanorona_mcts::{EvalRequest, Evaluator, GameState};
+use fanorona_players::FanoronaState;
 
 use crate::evaluator::NetEvaluator;
 use crate::inference::InferenceModel;
@@ -19,8 +20,8 @@ pub struct BenchResult {
     pub evals_per_sec: f64,
     /// Achieved GFLOP/s, from [`NetConfig::flops_per_eval`].
     pub gflops: f64,
-    /// Batches run in the timed window.
-    pub batches: usize,
+    /// Network calls (batches) run in the timed window.
+    pub network_calls: usize,
 }
 
 /// A small deterministic generator, so benchmarks need no RNG dependency.
@@ -98,14 +99,14 @@ pub fn bench_forward_on(
 ) -> BenchResult {
     let model = InferenceModel::random(cfg, device);
     let planes = random_batch(cfg, batch, 7).planes;
-    let (batches, elapsed) = time_loop(seconds, || {
+    let (network_calls, elapsed) = time_loop(seconds, || {
         let _ = model.forward(&planes, batch);
     });
-    let evals_per_sec = (batches * batch) as f64 / elapsed.as_secs_f64();
+    let evals_per_sec = (network_calls * batch) as f64 / elapsed.as_secs_f64();
     BenchResult {
         evals_per_sec,
         gflops: evals_per_sec * cfg.flops_per_eval() / 1e9,
-        batches,
+        network_calls,
     }
 }
 
@@ -135,7 +136,7 @@ pub fn sample_states(count: usize, seed: u64) -> Vec<(FanoronaState, Vec<Action>
     while out.len() < count {
         let mut legal = Vec::new();
         state.legal_actions(&mut legal);
-        if state.outcome().is_some() || legal.is_empty() {
+        if state.terminal().is_some() || legal.is_empty() {
             state = FanoronaState::new(Game::new(Rules::default()));
             continue;
         }
@@ -157,11 +158,11 @@ pub fn bench_evaluator(cfg: &NetConfig, batch: usize, seconds: f64) -> BenchResu
         .map(|(s, l)| EvalRequest { state: s, legal: l })
         .collect();
     let mut out = Vec::new();
-    let (batches, elapsed) = time_loop(seconds, || evaluator.evaluate(&requests, &mut out));
-    let evals_per_sec = (batches * batch) as f64 / elapsed.as_secs_f64();
+    let (network_calls, elapsed) = time_loop(seconds, || evaluator.evaluate(&requests, &mut out));
+    let evals_per_sec = (network_calls * batch) as f64 / elapsed.as_secs_f64();
     BenchResult {
         evals_per_sec,
         gflops: evals_per_sec * cfg.flops_per_eval() / 1e9,
-        batches,
+        network_calls,
     }
 }

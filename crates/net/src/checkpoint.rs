@@ -20,7 +20,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use burn::config::{Config, config_to_json};
 use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
@@ -88,8 +87,14 @@ fn decode_meta<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Res
     Ok(value)
 }
 
-fn decode_config<C: Config>(path: &Path, bytes: &[u8]) -> Result<C, NetError> {
-    C::load_binary(bytes).map_err(|e| NetError::Config {
+/// A config as the JSON a checkpoint or model file stores.
+fn config_json(config: &impl serde::Serialize) -> Vec<u8> {
+    // Plain structs of numbers and enums: serialising cannot fail.
+    serde_json::to_vec_pretty(config).expect("configs serialise to JSON")
+}
+
+fn decode_config<C: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<C, NetError> {
+    serde_json::from_slice(bytes).map_err(|e| NetError::Config {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
@@ -137,7 +142,7 @@ impl Trainer {
             .map_err(|e| record_error(path, "optimizer state", e))?;
         let counters = encode_meta(path, &Counters { steps: self.steps })?;
         let payload = SectionWriter::new()
-            .section("config", config_to_json(&self.config).as_bytes())
+            .section("config", &config_json(&self.config))
             .section("counters", &counters)
             .section("weights", &weights)
             .section("optimizer", &optimizer)
@@ -206,7 +211,7 @@ pub fn export_model(
 ) -> Result<(), NetError> {
     let weights = weights_to_bytes(out_path, model.model().clone())?;
     let payload = SectionWriter::new()
-        .section("config", config_to_json(model.config()).as_bytes())
+        .section("config", &config_json(model.config()))
         .section("meta", &encode_meta(out_path, meta)?)
         .section("weights", &weights)
         .finish();

@@ -1,13 +1,14 @@
 //! The network as the search's evaluator.
 //!
-//! [`NetEvaluator`] implements `fanorona_search::Evaluator` for Fanorona: it encodes a batch of
+//! [`NetEvaluator`] implements `fanorona_mcts::Evaluator` for Fanorona: it encodes a batch of
 //! positions ([`crate::encoding`]), runs one forward pass, and turns the policy logits of the
 //! *legal* actions of each position into priors with a softmax (illegal actions never get
 //! probability), next to the win/draw/loss head.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use fanorona_search::{EvalRequest, Evaluation, Evaluator, FanoronaState};
+use fanorona_mcts::{EvalRequest, Evaluation, Evaluator};
+use fanorona_players::FanoronaState;
 
 use crate::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
 use crate::inference::InferenceModel;
@@ -123,7 +124,7 @@ mod tests {
     use crate::model::NetConfig;
     use burn::tensor::Device;
     use fanorona_engine::{Game, Rules};
-    use fanorona_search::GameState;
+    use fanorona_mcts::GameState;
 
     #[test]
     fn priors_cover_exactly_the_legal_actions() {

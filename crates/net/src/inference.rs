@@ -19,7 +19,7 @@ use crate::model::{
 
 /// Network outputs for a batch, as host vectors.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Evaluation {
+pub struct HostOutput {
     /// Raw policy logits, `batch * POLICY_SIZE`, row-major; not masked (the caller knows which
     /// actions are legal and softmaxes over those).
     pub policy_logits: Vec<f32>,
@@ -105,7 +105,7 @@ impl InferenceModel {
     /// Like [`Self::forward`], with errors returned rather than panicking.
     ///
     /// One upload of the planes and one download of both outputs.
-    pub fn try_forward(&self, planes: &[f32], batch: usize) -> Result<Evaluation, NetError> {
+    pub fn try_forward(&self, planes: &[f32], batch: usize) -> Result<HostOutput, NetError> {
         self.try_forward_owned(planes.to_vec(), batch)
     }
 
@@ -114,7 +114,7 @@ impl InferenceModel {
         &self,
         planes: Vec<f32>,
         batch: usize,
-    ) -> Result<Evaluation, NetError> {
+    ) -> Result<HostOutput, NetError> {
         let expected = batch * self.config.input_len();
         if planes.len() != expected {
             return Err(NetError::BatchShape {
@@ -124,7 +124,7 @@ impl InferenceModel {
             });
         }
         if batch == 0 {
-            return Ok(Evaluation::default());
+            return Ok(HostOutput::default());
         }
         let shape = [batch, self.config.input_planes, BOARD_ROWS, BOARD_COLS];
         let input = Tensor::<4>::from_data(TensorData::new(planes, shape), &self.device);
@@ -152,7 +152,7 @@ impl InferenceModel {
         };
         let policy_logits = next("policy", batch * POLICY_SIZE)?;
         let wdl = next("wdl", batch * WDL_SIZE)?;
-        Ok(Evaluation { policy_logits, wdl })
+        Ok(HostOutput { policy_logits, wdl })
     }
 }
 

@@ -30,6 +30,7 @@
 
 pub mod bench;
 pub mod checkpoint;
+pub mod chooser;
 pub mod container;
 pub mod encoding;
 pub mod error;
@@ -52,14 +53,18 @@ pub use checkpoint::{
     CHECKPOINT_MAGIC, CHECKPOINT_VERSION, ExportMeta, MODEL_MAGIC, MODEL_VERSION, export,
     export_model, load_exported, load_exported_on,
 };
+pub use chooser::{NetChooser, chooser_for};
 pub use container::ContainerError;
 pub use error::NetError;
 pub use evaluator::NetEvaluator;
-pub use inference::{Evaluation, InferenceModel, device_by_name};
+pub use inference::{HostOutput, InferenceModel, device_by_name};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{
     BOARD_COLS, BOARD_POINTS, BOARD_ROWS, FanoronaNet, NetConfig, NetOutput, POLICY_SIZE, WDL_SIZE,
 };
-pub use player::{NetPlayer, NetPlayerError, load_model_cached, net_player, net_player_from_spec};
+pub use player::{
+    NetKind, NetPlayer, NetPlayerError, load_model_cached, net_player, net_player_from_spec,
+    player_registry,
+};
 pub use service::{InferenceService, ServiceEvaluator};
 pub use trainer::{OptimizerConfig, TrainBatch, Trainer, TrainerConfig};

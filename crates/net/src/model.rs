@@ -15,7 +15,6 @@
 //! learns it. It costs about 2 * 45 * policy_channels * 1081 FLOPs per position, a few percent
 //! of the tower.
 
-use burn::config::Config;
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -23,6 +22,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::module::conv2d;
 use burn::tensor::ops::ConvOptions;
 use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
 
 /// Board rows.
 pub const BOARD_ROWS: usize = 5;
@@ -35,26 +35,25 @@ pub const POLICY_SIZE: usize = BOARD_POINTS * 8 * 3 + 1;
 /// Number of value logits: win, draw, loss for the player to move.
 pub const WDL_SIZE: usize = 3;
 
-/// Shape of the network; saved beside the weights in checkpoints and exported models.
-#[derive(Config, Debug, PartialEq, Eq)]
+/// Shape of the network; saved beside the weights in checkpoints and exported models, and the
+/// `[model]` section of a training config (unknown keys rejected, missing ones defaulted).
+///
+/// The default is the network `configs/default.toml` trains (4 blocks of 48 channels, no
+/// global pooling); `bench-net` measures the same one unless told otherwise.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct NetConfig {
-    /// Number of input feature planes, each 5x9.
-    #[config(default = 16)]
+    /// Number of input feature planes, each 5x9 (fixed by the encoding: 16).
     pub input_planes: usize,
-    /// Number of residual blocks in the tower.
-    #[config(default = 6)]
+    /// Number of residual blocks in the tower (1 to 40).
     pub blocks: usize,
-    /// Channels (filters) of every tower convolution.
-    #[config(default = 64)]
+    /// Channels (filters) of every tower convolution (4 to 512).
     pub channels: usize,
     /// Channels of the policy head's 1x1 convolution before the final linear layer.
-    #[config(default = 8)]
     pub policy_channels: usize,
     /// Channels of the value head's 1x1 convolution.
-    #[config(default = 4)]
     pub value_channels: usize,
     /// Width of the value head's hidden linear layer.
-    #[config(default = 64)]
     pub value_hidden: usize,
     /// Every n-th residual block (counting from 1) adds a global pooling bias: the mean and
     /// max of its first convolution's output over the board feed a linear layer whose output
@@ -62,8 +61,100 @@ pub struct NetConfig {
     ///
     /// On a 5x9 board a 6-block tower already sees the whole board, so this mainly helps
     /// whole-board judgements (material count, chain length) at little cost.
-    #[config(default = 3)]
     pub global_pool_every: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            input_planes: crate::encoding::INPUT_PLANES,
+            blocks: 4,
+            channels: 48,
+            policy_channels: 8,
+            value_channels: 4,
+            value_hidden: 64,
+            global_pool_every: 0,
+        }
+    }
+}
+
+/// A network shape out of range: the field, its value and what it must be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{field}` = {value}: must be {requirement}")]
+pub struct NetConfigError {
+    /// The field, as named in config files.
+    pub field: &'static str,
+    /// Its value.
+    pub value: usize,
+    /// The allowed range.
+    pub requirement: &'static str,
+}
+
+impl NetConfig {
+    /// The default shape (see [`NetConfig::default`]).
+    pub fn new() -> Self {
+        NetConfig::default()
+    }
+
+    /// This shape with `planes` input planes (tests of the network alone use fewer; the
+    /// encoding needs 16).
+    pub fn with_input_planes(mut self, planes: usize) -> Self {
+        self.input_planes = planes;
+        self
+    }
+
+    /// This shape with `blocks` residual blocks.
+    pub fn with_blocks(mut self, blocks: usize) -> Self {
+        self.blocks = blocks;
+        self
+    }
+
+    /// This shape with `channels` tower channels.
+    pub fn with_channels(mut self, channels: usize) -> Self {
+        self.channels = channels;
+        self
+    }
+
+    /// This shape with a global pooling bias every `every` blocks (0: none).
+    pub fn with_global_pool_every(mut self, every: usize) -> Self {
+        self.global_pool_every = every;
+        self
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), NetConfigError> {
+        let checks: [(&'static str, usize, usize, usize, &'static str); 7] = [
+            (
+                "input_planes",
+                self.input_planes,
+                crate::encoding::INPUT_PLANES,
+                crate::encoding::INPUT_PLANES,
+                "16 (the encoding's planes)",
+            ),
+            ("blocks", self.blocks, 1, 40, "1 to 40"),
+            ("channels", self.channels, 4, 512, "4 to 512"),
+            ("policy_channels", self.policy_channels, 1, 256, "1 to 256"),
+            ("value_channels", self.value_channels, 1, 256, "1 to 256"),
+            ("value_hidden", self.value_hidden, 1, 1024, "1 to 1024"),
+            (
+                "global_pool_every",
+                self.global_pool_every,
+                0,
+                40,
+                "0 (off) to 40",
+            ),
+        ];
+        for (field, value, low, high, requirement) in checks {
+            if !(low..=high).contains(&value) {
+                return Err(NetConfigError {
+                    field,
+                    value,
+                    requirement,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 impl NetConfig {

@@ -1,4 +1,5 @@
-//! The network player: MCTS guided by the network (`net:path=model.fnm,sims=200`).
+//! The network player: MCTS guided by the network (`net:path=model.fnm,sims=200`), registered
+//! as the `net` kind of the player [`Registry`] ([`player_registry`]).
 //!
 //! Spec keys: `path` (an exported model, required), `sims` (simulations per step, default
 //! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
@@ -8,7 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use fanorona_search::players::{MctsConfig, MctsPlayer, PlayerSpec, SpecError};
+use fanorona_players::{
+    BuildError, MctsConfig, MctsPlayer, Player, PlayerKind, PlayerSpec, Registry, SpecError,
+};
 
 use crate::checkpoint::load_exported;
 use crate::error::NetError;
@@ -31,9 +34,6 @@ pub enum NetPlayerError {
     /// A bad key or value in the spec.
     #[error(transparent)]
     Spec(#[from] SpecError),
-    /// `path` is missing.
-    #[error("player `{0}` needs a model file: net:path=<file>")]
-    MissingPath(String),
     /// The model file could not be loaded.
     #[error(transparent)]
     Model(#[from] NetError),
@@ -45,7 +45,7 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
 }
 
 /// The MCTS settings of a `net:` spec (everything but the model).
-pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, NetPlayerError> {
+pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, SpecError> {
     spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed"])?;
     let default = MctsConfig {
         simulations: DEFAULT_SIMULATIONS,
@@ -53,22 +53,65 @@ pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, NetPlaye
         batch_size: DEFAULT_BATCH,
         ..MctsConfig::default()
     };
-    Ok(spec.search_settings(
+    spec.search_settings(
         stream,
         default,
         ("a whole number from 1 to 1000000", 1_000_000),
-    )?)
+    )
 }
 
 /// The player a `net:path=...` spec describes. Models are loaded once per process and
 /// shared (see [`load_model_cached`]).
 pub fn net_player_from_spec(spec: &PlayerSpec, stream: u64) -> Result<NetPlayer, NetPlayerError> {
     let config = net_config(spec, stream)?;
-    let path = spec
-        .get("path")
-        .ok_or_else(|| NetPlayerError::MissingPath(spec.to_string()))?;
+    let path = model_path(spec)?;
     let model = load_model_cached(Path::new(path))?;
     Ok(net_player(model, config, &spec.to_string()))
+}
+
+fn model_path(spec: &PlayerSpec) -> Result<&str, SpecError> {
+    spec.get("path").ok_or_else(|| SpecError::MissingKey {
+        kind: spec.kind().to_string(),
+        key: "path",
+        what: "an exported model file, net:path=<file>",
+    })
+}
+
+/// The `net` player kind, for a [`Registry`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NetKind;
+
+impl PlayerKind for NetKind {
+    fn name(&self) -> &'static str {
+        "net"
+    }
+    fn keys(&self) -> &'static [&'static str] {
+        &["path", "sims", "ms", "c", "batch", "seed"]
+    }
+    fn summary(&self) -> &'static str {
+        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch"
+    }
+    fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
+        model_path(spec)?;
+        net_config(spec, 0).map(|_| ())
+    }
+    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
+        match net_player_from_spec(spec, stream) {
+            Ok(player) => Ok(Box::new(player)),
+            Err(NetPlayerError::Spec(e)) => Err(BuildError::Spec(e)),
+            Err(e) => Err(BuildError::Resource {
+                spec: spec.to_string(),
+                source: Box::new(e),
+            }),
+        }
+    }
+}
+
+/// Every player kind the programs know: the classical ones and `net`.
+pub fn player_registry() -> Registry {
+    let mut registry = Registry::classical();
+    registry.register(NetKind);
+    registry
 }
 
 /// Load an exported model, or reuse the copy already loaded from the same path.

@@ -10,7 +10,8 @@ use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use fanorona_search::{EvalRequest, Evaluation, Evaluator, FanoronaState};
+use fanorona_mcts::{EvalRequest, Evaluation, Evaluator};
+use fanorona_players::FanoronaState;
 
 use crate::encoding::{ACTION_COUNT, INPUT_LEN};
 use crate::evaluator::{decode_batch, encode_batch};
@@ -27,8 +28,8 @@ struct Job {
 pub struct ServiceStats {
     /// Positions evaluated.
     pub evaluations: AtomicU64,
-    /// Forward passes.
-    pub forwards: AtomicU64,
+    /// Network calls (forward passes).
+    pub network_calls: AtomicU64,
 }
 
 /// The service thread and the way to reach it. Dropping it stops the thread once every
@@ -106,7 +107,7 @@ fn serve(
         }
         let (logits, wdl) = model.forward_owned(planes, count);
         stats.evaluations.fetch_add(count as u64, Ordering::Relaxed);
-        stats.forwards.fetch_add(1, Ordering::Relaxed);
+        stats.network_calls.fetch_add(1, Ordering::Relaxed);
         let mut at = 0;
         for job in jobs {
             let n = job.count;
@@ -157,14 +158,15 @@ mod tests {
     use crate::model::NetConfig;
     use burn::tensor::Device;
     use fanorona_engine::{Game, Rules};
-    use fanorona_search::GameState;
+    use fanorona_mcts::GameState;
 
     #[test]
-    fn service_answers_like_a_direct_evaluator_from_many_threads() {
+    fn service_answers_like_a_direct_evaluator_and_merges_concurrent_requests() {
         let cfg = NetConfig::new().with_blocks(1).with_channels(8);
         let model = InferenceModel::random(&cfg, &Device::flex());
         let direct = NetEvaluator::new(model.clone());
-        let service = InferenceService::start(model, 64, Duration::from_millis(5));
+        // A long wait: requests that arrive together are merged into one network call.
+        let service = InferenceService::start(model, 64, Duration::from_millis(300));
         let state = FanoronaState::new(Game::new(Rules::default()));
         let mut legal = Vec::new();
         state.legal_actions(&mut legal);
@@ -174,24 +176,35 @@ mod tests {
         }];
         let mut want = Vec::new();
         direct.evaluate(&request, &mut want);
+        let (threads, rounds) = (4, 5);
+        let barrier = std::sync::Barrier::new(threads);
         std::thread::scope(|scope| {
-            for _ in 0..4 {
+            for _ in 0..threads {
                 let evaluator = service.evaluator();
-                let (state, legal, want) = (&state, &legal, &want);
+                let (state, legal, want, barrier) = (&state, &legal, &want, &barrier);
                 scope.spawn(move || {
                     let request = [EvalRequest { state, legal }];
                     let mut got = Vec::new();
-                    for _ in 0..5 {
+                    for _ in 0..rounds {
+                        barrier.wait();
                         evaluator.evaluate(&request, &mut got);
                         assert_eq!(got.len(), 1);
                         for (a, b) in got[0].priors.iter().zip(&want[0].priors) {
                             assert!((a - b).abs() < 1e-5);
                         }
+                        assert!((got[0].value() - want[0].value()).abs() < 1e-5);
                     }
                 });
             }
         });
-        assert_eq!(service.stats().evaluations.load(Ordering::Relaxed), 20);
-        assert!(service.stats().forwards.load(Ordering::Relaxed) <= 20);
+        let evaluations = service.stats().evaluations.load(Ordering::Relaxed);
+        let calls = service.stats().network_calls.load(Ordering::Relaxed);
+        assert_eq!(evaluations, (threads * rounds) as u64);
+        // Each round's four requests arrive within microseconds of each other: about one call
+        // per round. One call per request (no merging) would be 20.
+        assert!(
+            calls <= 2 * rounds as u64,
+            "{calls} network calls for {evaluations} requests"
+        );
     }
 }

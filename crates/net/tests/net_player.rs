@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use burn::tensor::Device;
 use fanorona_engine::{Game, Rules};
-use fanorona_net::{ExportMeta, InferenceModel, NetConfig, export_model, net_player_from_spec};
-use fanorona_search::arena::FactoryError;
-use fanorona_search::players::{Player, PlayerSpec};
-use fanorona_search::{MatchConfig, play_match};
+use fanorona_net::{
+    ExportMeta, InferenceModel, NetConfig, export_model, net_player_from_spec, player_registry,
+};
+use fanorona_players::arena::{FactoryError, MatchConfig, play_match};
+use fanorona_players::{Player, PlayerSpec, Registry};
 
 fn temp_model() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fanorona-net-player-{}", std::process::id()));
@@ -29,7 +30,7 @@ fn net_player_plays_legal_games_to_the_end() {
     let mut player = net_player_from_spec(&spec, 0).unwrap();
     let mut game = Game::new(Rules::default());
     let greedy: PlayerSpec = "greedy".parse().unwrap();
-    let mut opponent = greedy.build(1).unwrap();
+    let mut opponent = Registry::classical().build(&greedy, 1).unwrap();
     let mut turns = 0;
     while game.outcome().is_none() && turns < 400 {
         let choice = if turns % 2 == 0 {
@@ -52,7 +53,7 @@ fn net_player_plays_legal_games_to_the_end() {
 fn net_spec_errors_name_the_problem() {
     let path = temp_model();
     for (text, needle) in [
-        ("net:sims=10".to_string(), "needs a model file"),
+        ("net:sims=10".to_string(), "needs `path`"),
         (format!("net:path={},sims=0", path.display()), "sims"),
         (format!("net:path={},depth=3", path.display()), "depth"),
         ("net:path=/nonexistent/model.fnm".to_string(), "nonexistent"),
@@ -80,8 +81,34 @@ fn net_player_in_a_match() {
     };
     let b = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
         let spec: PlayerSpec = "greedy".parse()?;
-        Ok(spec.build(stream)?)
+        Ok(Registry::classical().build(&spec, stream)?)
     };
     let result = play_match(&config, &a, &b, |_, _| {}).unwrap();
     assert_eq!(result.games.len(), 2);
+}
+
+#[test]
+fn the_registry_checks_net_specs_without_loading_and_builds_them() {
+    let registry = player_registry();
+    assert!(registry.names().contains(&"net"));
+    // Checking does no I/O: a path that does not exist passes the check, not the build.
+    let missing: PlayerSpec = "net:path=/nonexistent/model.fnm".parse().unwrap();
+    registry.check(&missing).unwrap();
+    let err = registry
+        .build(&missing, 0)
+        .err()
+        .expect("no such model")
+        .to_string();
+    assert!(err.contains("/nonexistent/model.fnm"), "{err}");
+    let err = registry.check(&"net:sims=5".parse().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("needs `path`"), "{err}");
+    let path = temp_model();
+    let spec: PlayerSpec = format!("net:path={},sims=4", path.display())
+        .parse()
+        .unwrap();
+    let mut player = registry.build(&spec, 0).unwrap();
+    assert_eq!(player.name(), spec.to_string());
+    let game = Game::new(Rules::default());
+    let choice = player.choose(&game, None).unwrap();
+    assert!(game.position().try_play_turn(&choice.turn).is_ok());
 }

@@ -1,10 +1,8 @@
 //! Play Fanorona against the computer: an HTTP server (axum on tokio) with an embedded web
-//! page and a small JSON API, plus the pieces the terminal game (`fanorona play`) shares
-//! with it.
+//! page and a small JSON API. This crate is HTTP, the page and the JSON views only: the game
+//! itself is a `fanorona_players::GameSession`, the levels and the engine seam are
+//! `fanorona_players::levels`, and `fanorona_net::chooser_for` picks the engine.
 //!
-//! - [`chooser`]: the [`TurnChooser`] trait the server and the terminal game call, the
-//!   strength [`Level`]s, and [`chooser_for`], the one place that picks the engine.
-//! - [`record`]: a game as start position plus turns, replayed and checked by the engine.
 //! - [`view`]: the JSON shapes; [`server`]: the router, limits and search pool.
 //!
 //! The page is plain HTML, CSS and JavaScript embedded with `include_str!`: no front-end
@@ -95,9 +93,11 @@
 //! Searches run on tokio's blocking pool, so the server keeps answering while they run.
 //!
 //! ```no_run
-//! use fanorona_serve::{ServerConfig, chooser_for, run};
+//! use std::sync::Arc;
+//! use fanorona_players::levels::ClassicalChooser;
+//! use fanorona_serve::{ServerConfig, run};
 //!
-//! let engine = chooser_for(None).unwrap();
+//! let engine = Arc::new(ClassicalChooser);
 //! run("127.0.0.1:8080".parse().unwrap(), engine, ServerConfig::default(), |addr| {
 //!     println!("listening on http://{addr}/");
 //! })
@@ -105,13 +105,9 @@
 //! ```
 
 mod assets;
-pub mod chooser;
 mod error;
-pub mod record;
 pub mod server;
 pub mod view;
 
-pub use chooser::{ChooseError, Level, LevelStrength, TurnChooser, UnknownLevel, chooser_for};
-pub use error::{ReplayError, ServeError};
-pub use record::GameRecord;
+pub use error::ServeError;
 pub use server::{ServerConfig, router, run};

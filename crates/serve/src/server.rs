@@ -17,12 +17,13 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::assets;
-use crate::chooser::{Level, TurnChooser};
-use crate::error::{ReplayError, ServeError};
-use crate::record::{GameRecord, turn_details};
+use crate::error::ServeError;
 use crate::view::{
     ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, StateView, turn_view,
 };
+use fanorona_players::levels::{Level, TurnChooser};
+use fanorona_players::session::ReplayError;
+use fanorona_players::session::{GameSession, turn_details};
 
 /// The server's limits and settings. [`ServerConfig::default`] is what `fanorona serve`
 /// uses.
@@ -202,8 +203,8 @@ fn parse_request(
         .map_err(|e| ApiError::bad_request(format!("malformed JSON request: {e}")))
 }
 
-fn replay(req: &GameRequest, config: &ServerConfig) -> Result<GameRecord, ApiError> {
-    Ok(GameRecord::replay(
+fn replay(req: &GameRequest, config: &ServerConfig) -> Result<GameSession, ApiError> {
+    Ok(GameSession::replay(
         req.start.as_deref(),
         &req.turns,
         config.rules,
@@ -288,7 +289,7 @@ async fn engine_move(
 
 /// Runs on the blocking pool: the engine's turn (unless the game is over) and the new state.
 fn search_and_reply(
-    mut record: GameRecord,
+    mut record: GameSession,
     level: Level,
     app: &AppState,
 ) -> Result<MoveResponse, ApiError> {

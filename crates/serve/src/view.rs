@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use fanorona_engine::{Bitboard, Color, HEIGHT, Outcome, Point, StepKind, WIDTH};
 use serde::{Deserialize, Serialize};
 
-use crate::chooser::{Level, TurnChooser};
-use crate::error::ReplayError;
-use crate::record::{GameRecord, StepDetail, list_turns};
+use fanorona_players::levels::{Level, TurnChooser};
+use fanorona_players::session::ReplayError;
+use fanorona_players::session::{GameSession, StepDetail, list_turns};
 
 /// A game as the client sends it, to `POST /api/state` and `POST /api/move`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -254,7 +254,7 @@ pub fn turn_view(color: Color, steps: &[StepDetail]) -> TurnView {
 
 impl StateView {
     /// The state of `record`, listing at most `max_listed_turns` legal turns.
-    pub fn build(record: &GameRecord, max_listed_turns: u64) -> Result<StateView, ReplayError> {
+    pub fn build(record: &GameSession, max_listed_turns: u64) -> Result<StateView, ReplayError> {
         let game = record.game();
         let pos = game.position();
         let outcome = game.outcome();

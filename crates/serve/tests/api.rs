@@ -6,7 +6,10 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use fanorona_serve::view::{ErrorBody, MoveResponse, StateView};
-use fanorona_serve::{ServerConfig, chooser_for, router};
+use std::sync::Arc;
+
+use fanorona_players::levels::ClassicalChooser;
+use fanorona_serve::{ServerConfig, router};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -16,7 +19,7 @@ fn app() -> Router {
 }
 
 fn app_with(config: ServerConfig) -> Router {
-    router(chooser_for(None).unwrap(), config)
+    router(Arc::new(ClassicalChooser), config)
 }
 
 async fn send(app: Router, method: &str, uri: &str, body: Body) -> (StatusCode, String, Vec<u8>) {

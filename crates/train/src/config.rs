@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use fanorona_search::{Algorithm, SearchConfig};
+use fanorona_mcts::{Algorithm, SearchConfig};
+use fanorona_net::NetConfig;
 use serde::{Deserialize, Serialize};
 
 /// A configuration problem: the file, the key and what is wrong.
@@ -59,8 +60,8 @@ pub struct TrainConfig {
     pub rules: RulesSection,
     /// Network shape.
     #[serde(default)]
-    pub model: ModelSection,
-    /// Search used in self-play (the search crate's settings; see `fanorona_search::SearchConfig`).
+    pub model: NetConfig,
+    /// Search used in self-play (see `fanorona_mcts::SearchConfig`).
     #[serde(default = "default_search")]
     pub search: SearchConfig,
     /// Self-play games.
@@ -105,28 +106,6 @@ impl Default for RulesSection {
     fn default() -> Self {
         RulesSection {
             no_progress_limit: fanorona_engine::DEFAULT_NO_PROGRESS_LIMIT,
-        }
-    }
-}
-
-/// `[model]`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ModelSection {
-    /// Residual blocks in the tower.
-    pub blocks: usize,
-    /// Channels of every convolution in the tower.
-    pub channels: usize,
-    /// Every this many blocks gets a global-pooling bias (0 = none).
-    pub global_pool_every: usize,
-}
-
-impl Default for ModelSection {
-    fn default() -> Self {
-        ModelSection {
-            blocks: 4,
-            channels: 48,
-            global_pool_every: 0,
         }
     }
 }
@@ -223,6 +202,12 @@ pub struct TrainingSection {
     pub optimizer: OptimizerKind,
     /// SGD momentum (ignored by AdamW).
     pub momentum: f64,
+    /// AdamW's first-moment decay (ignored by SGD).
+    pub adam_beta1: f32,
+    /// AdamW's second-moment decay (ignored by SGD).
+    pub adam_beta2: f32,
+    /// AdamW's epsilon (ignored by SGD).
+    pub adam_epsilon: f32,
     /// Learning rate schedule: `[[step, rate], ...]`, piecewise constant from each step on;
     /// the first entry must be at step 0.
     pub learning_rate: Vec<(u64, f64)>,
@@ -243,6 +228,9 @@ impl Default for TrainingSection {
             batch_size: 256,
             optimizer: OptimizerKind::Sgd,
             momentum: 0.9,
+            adam_beta1: 0.9,
+            adam_beta2: 0.999,
+            adam_epsilon: 1e-8,
             learning_rate: vec![(0, 0.02)],
             weight_decay: 1e-4,
             steps_per_generation: 0,
@@ -325,6 +313,35 @@ impl Default for EvaluationSection {
     }
 }
 
+/// Builds the errors of [`TrainConfig::validate`] for one config file.
+struct Checker<'a> {
+    origin: &'a str,
+}
+
+impl Checker<'_> {
+    fn bad(&self, key: &str, value: String, problem: &str) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.origin.to_string(),
+            key: key.to_string(),
+            value,
+            problem: problem.to_string(),
+        }
+    }
+
+    fn check(&self, ok: bool, key: &str, value: String, problem: &str) -> Result<(), ConfigError> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad(key, value, problem))
+        }
+    }
+}
+
+/// A share in [0, 1].
+fn fraction(x: f32) -> bool {
+    x.is_finite() && (0.0..=1.0).contains(&x)
+}
+
 impl TrainConfig {
     /// Read, parse and validate a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
@@ -346,165 +363,191 @@ impl TrainConfig {
     }
 
     /// The config as TOML text (what a run directory archives).
-    pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n"))
+    pub fn to_toml(&self) -> Result<String, ConfigError> {
+        toml::to_string_pretty(self).map_err(|e| ConfigError::Parse {
+            path: self.name.clone(),
+            message: format!("cannot write the config as TOML: {e}"),
+        })
     }
 
     /// Check every value; the error names the first bad key.
     pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
-        let bad = |key: &str, value: String, problem: &str| ConfigError::Invalid {
-            path: origin.to_string(),
-            key: key.to_string(),
-            value,
-            problem: problem.to_string(),
-        };
-        let check = |ok: bool, key: &str, value: String, problem: &str| {
-            if ok {
-                Ok(())
-            } else {
-                Err(bad(key, value, problem))
-            }
-        };
-        let fraction = |x: f32| x.is_finite() && (0.0..=1.0).contains(&x);
+        let v = Checker { origin };
+        self.validate_head(&v)?;
+        self.validate_selfplay(&v)?;
+        self.validate_replay(&v)?;
+        self.validate_training(&v)?;
+        self.validate_checkpoints(&v)?;
+        self.validate_evaluation(&v)
+    }
+
+    /// The name, `[model]` and `[search]`.
+    fn validate_head(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let name_ok = !self.name.is_empty()
             && self
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-        check(
+        v.check(
             name_ok,
             "name",
             format!("{:?}", self.name),
             "must be non-empty letters, digits, '-', '_' or '.'",
         )?;
-        let m = &self.model;
-        check(
-            (1..=40).contains(&m.blocks),
-            "model.blocks",
-            m.blocks.to_string(),
-            "must be 1 to 40",
-        )?;
-        check(
-            (4..=512).contains(&m.channels),
-            "model.channels",
-            m.channels.to_string(),
-            "must be 4 to 512",
-        )?;
+        self.model.validate().map_err(|e| {
+            v.bad(
+                &format!("model.{}", e.field),
+                e.value.to_string(),
+                &format!("must be {}", e.requirement),
+            )
+        })?;
         self.search
             .validate()
-            .map_err(|e| bad(&format!("search.{}", e.field), e.value, e.requirement))?;
+            .map_err(|e| v.bad(&format!("search.{}", e.field), e.value, e.requirement))?;
+        Ok(())
+    }
+
+    /// `[selfplay]`.
+    fn validate_selfplay(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let s = &self.selfplay;
-        check(
+        v.check(
             (1..=4096).contains(&s.concurrent_games),
             "selfplay.concurrent_games",
             s.concurrent_games.to_string(),
             "must be 1 to 4096",
         )?;
-        check(
+        v.check(
             (1..=256).contains(&s.threads),
             "selfplay.threads",
             s.threads.to_string(),
             "must be 1 to 256",
         )?;
-        check(
+        v.check(
             s.threads <= s.concurrent_games,
             "selfplay.threads",
             s.threads.to_string(),
             "must not exceed selfplay.concurrent_games",
         )?;
-        check(
+        v.check(
             s.games_per_generation >= 1,
             "selfplay.games_per_generation",
             s.games_per_generation.to_string(),
             "must be at least 1",
         )?;
-        check(
+        v.check(
             fraction(s.full_search_fraction) && s.full_search_fraction > 0.0,
             "selfplay.full_search_fraction",
             s.full_search_fraction.to_string(),
             "must be in (0, 1]",
         )?;
-        check(
+        v.check(
             s.cheap_simulations >= 1 && s.cheap_simulations <= self.search.simulations,
             "selfplay.cheap_simulations",
             s.cheap_simulations.to_string(),
             "must be 1 to search.simulations",
         )?;
-        check(
+        v.check(
             fraction(s.resign_threshold) && s.resign_threshold >= 0.5,
             "selfplay.resign_threshold",
             s.resign_threshold.to_string(),
             "must be in [0.5, 1] (1 = never resign)",
         )?;
-        check(
+        v.check(
             s.resign_consecutive >= 1,
             "selfplay.resign_consecutive",
             s.resign_consecutive.to_string(),
             "must be at least 1",
         )?;
-        check(
+        v.check(
             fraction(s.no_resign_fraction),
             "selfplay.no_resign_fraction",
             s.no_resign_fraction.to_string(),
             "must be in [0, 1]",
         )?;
-        check(
+        v.check(
             s.max_actions >= 10,
             "selfplay.max_actions",
             s.max_actions.to_string(),
             "must be at least 10",
         )?;
+        Ok(())
+    }
+
+    /// `[replay]`.
+    fn validate_replay(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let r = &self.replay;
-        check(
+        v.check(
             r.window_min >= 1,
             "replay.window_min",
             r.window_min.to_string(),
             "must be at least 1",
         )?;
-        check(
+        v.check(
             r.window_max >= r.window_min,
             "replay.window_max",
             r.window_max.to_string(),
             "must be at least replay.window_min",
         )?;
-        check(
+        v.check(
             r.window_exponent.is_finite() && r.window_exponent > 0.0 && r.window_exponent <= 1.0,
             "replay.window_exponent",
             r.window_exponent.to_string(),
             "must be in (0, 1]",
         )?;
-        check(
+        v.check(
             r.sample_reuse.is_finite() && r.sample_reuse > 0.0 && r.sample_reuse <= 100.0,
             "replay.sample_reuse",
             r.sample_reuse.to_string(),
             "must be in (0, 100]",
         )?;
+        Ok(())
+    }
+
+    /// `[training]`.
+    fn validate_training(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let t = &self.training;
-        check(
+        v.check(
             (1..=65536).contains(&t.batch_size),
             "training.batch_size",
             t.batch_size.to_string(),
             "must be 1 to 65536",
         )?;
-        check(
+        for (key, beta) in [
+            ("training.adam_beta1", t.adam_beta1),
+            ("training.adam_beta2", t.adam_beta2),
+        ] {
+            v.check(
+                beta.is_finite() && (0.0..1.0).contains(&beta),
+                key,
+                beta.to_string(),
+                "must be in [0, 1)",
+            )?;
+        }
+        v.check(
+            t.adam_epsilon.is_finite() && t.adam_epsilon > 0.0 && t.adam_epsilon < 1.0,
+            "training.adam_epsilon",
+            t.adam_epsilon.to_string(),
+            "must be in (0, 1)",
+        )?;
+        v.check(
             t.momentum.is_finite() && (0.0..1.0).contains(&t.momentum),
             "training.momentum",
             t.momentum.to_string(),
             "must be in [0, 1)",
         )?;
-        check(
+        v.check(
             t.learning_rate.first().is_some_and(|&(s, _)| s == 0),
             "training.learning_rate",
             format!("{:?}", t.learning_rate),
             "must start with an entry at step 0, like [[0, 0.02]]",
         )?;
-        check(
+        v.check(
             t.learning_rate.windows(2).all(|w| w[0].0 < w[1].0),
             "training.learning_rate",
             format!("{:?}", t.learning_rate),
             "steps must increase",
         )?;
-        check(
+        v.check(
             t.learning_rate
                 .iter()
                 .all(|&(_, lr)| lr.is_finite() && lr > 0.0 && lr < 10.0),
@@ -512,55 +555,65 @@ impl TrainConfig {
             format!("{:?}", t.learning_rate),
             "rates must be in (0, 10)",
         )?;
-        check(
+        v.check(
             t.weight_decay.is_finite() && (0.0..1.0).contains(&t.weight_decay),
             "training.weight_decay",
             t.weight_decay.to_string(),
             "must be in [0, 1)",
         )?;
-        check(
+        v.check(
             ["cpu", "cuda", "wgpu"].contains(&t.device.as_str()),
             "training.device",
             format!("{:?}", t.device),
             "must be \"cpu\", \"cuda\" or \"wgpu\"",
         )?;
+        Ok(())
+    }
+
+    /// `[checkpoints]`.
+    fn validate_checkpoints(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let c = &self.checkpoints;
-        check(
+        v.check(
             c.every_steps >= 1,
             "checkpoints.every_steps",
             c.every_steps.to_string(),
             "must be at least 1",
         )?;
-        check(
+        v.check(
             c.keep >= 1,
             "checkpoints.keep",
             c.keep.to_string(),
             "must be at least 1",
         )?;
+        Ok(())
+    }
+
+    /// `[evaluation]`.
+    fn validate_evaluation(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let e = &self.evaluation;
-        check(
+        v.check(
             e.games.is_multiple_of(2),
             "evaluation.games",
             e.games.to_string(),
             "must be even (each opening is played with both colours)",
         )?;
-        check(
+        v.check(
             e.simulations >= 1,
             "evaluation.simulations",
             e.simulations.to_string(),
             "must be at least 1",
         )?;
-        check(
+        v.check(
             (0.5..=1.0).contains(&e.gating_threshold),
             "evaluation.gating_threshold",
             e.gating_threshold.to_string(),
             "must be in [0.5, 1]",
         )?;
         for (i, spec) in e.baselines.iter().enumerate() {
-            spec.parse::<fanorona_search::PlayerSpec>()
-                .and_then(|s| s.validate())
+            spec.parse::<fanorona_players::PlayerSpec>()
+                .and_then(|s| fanorona_net::player_registry().check(&s))
                 .map_err(|err| {
-                    bad(
+                    v.bad(
                         &format!("evaluation.baselines[{i}]"),
                         format!("{spec:?}"),
                         &err.to_string(),
@@ -582,7 +635,7 @@ mod tests {
     #[test]
     fn minimal_config_takes_defaults() {
         let c = parse("name = \"x\"").unwrap();
-        assert_eq!(c.model, ModelSection::default());
+        assert_eq!(c.model, NetConfig::default());
         assert_eq!(c.search.algorithm, Algorithm::Gumbel);
         assert_eq!(c.training.learning_rate_at(123), 0.02);
     }
@@ -654,7 +707,7 @@ mod tests {
     #[test]
     fn archived_config_round_trips() {
         let c = parse("name = \"x\"\nseed = 9\n[model]\nblocks = 2\n").unwrap();
-        let again = parse(&c.to_toml()).unwrap();
+        let again = parse(&c.to_toml().unwrap()).unwrap();
         assert_eq!(c, again);
     }
 

@@ -1,15 +1,19 @@
 //! The self-play training pipeline behind `fanorona train` and `fanorona selfplay`.
 //!
-//! - [`config`]: the TOML config file, validated key by key.
+//! - [`config`]: the TOML config file, validated key by key; its `[model]` section is the
+//!   network crate's `NetConfig` itself.
 //! - [`rundir`]: the run directory (config copy, metadata, log, shards, checkpoints,
 //!   TensorBoard, ratings) that every stage reads and writes.
-//! - [`selfplay`]: many games at once with one batched network evaluator; playout cap
-//!   randomisation and resignation.
+//! - [`run`]: [`Run`], the context of a training process (directory, config, device, progress,
+//!   metrics, stop flag), and [`RunState`], where a run stands, kept in every checkpoint.
+//! - [`selfplay`]: the per-game policy of a self-play game (playout cap randomisation,
+//!   resignation, the action cap), played by `fanorona_mcts::scheduler`.
+//! - [`selfplay_phase`], [`training_phase`], [`rating`]: the three phases of a generation
+//!   (self-play into shards; optimiser steps on the window; rating and gating).
 //! - [`replay`]: samples, the shard file format, the replay window and batch sampling with
 //!   symmetry augmentation.
-//! - [`pipeline`]: the generation loop (self-play, ingest, training, checkpoints, ratings),
-//!   resumable after any interruption, and the stand-alone self-play worker.
-//! - [`eval`]: rating matches against fixed baselines and the previous network.
+//! - [`pipeline`]: the generation loop, resumable after any interruption, and the stand-alone
+//!   self-play worker.
 //! - [`metrics`]: TensorBoard scalars and the progress display.
 //!
 //! ```no_run
@@ -29,13 +33,17 @@
 //! ```
 
 pub mod config;
-pub mod eval;
 pub mod metrics;
 pub mod pipeline;
+pub mod rating;
 pub mod replay;
+pub mod run;
 pub mod rundir;
 pub mod selfplay;
+pub mod selfplay_phase;
+pub mod training_phase;
 
 pub use config::{ConfigError, TrainConfig};
-pub use pipeline::{RunState, TrainError, TrainOptions, TrainSummary, selfplay_worker, train};
+pub use pipeline::{TrainOptions, TrainSummary, selfplay_worker, train};
+pub use run::{Run, RunState, TrainError};
 pub use rundir::RunDir;

@@ -15,7 +15,9 @@
 
 use std::path::{Path, PathBuf};
 
-use fanorona_engine::{Action, Bitboard, ByColor, Color, Position, Setup, Symmetry};
+use fanorona_engine::{
+    Action, Bitboard, ByColor, Color, DrawReason, Outcome, Position, Setup, Symmetry, WinReason,
+};
 use fanorona_net::TrainBatch;
 use fanorona_net::container::{self, ContainerError};
 use fanorona_net::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
@@ -64,15 +66,44 @@ pub enum GameEnd {
 }
 
 impl GameEnd {
-    /// Short name for logs and TensorBoard tags.
+    /// Every way a self-play game ends.
+    pub const ALL: [GameEnd; 6] = [
+        GameEnd::AllCaptured,
+        GameEnd::NoLegalMove,
+        GameEnd::Repetition,
+        GameEnd::NoProgress,
+        GameEnd::Resigned,
+        GameEnd::Capped,
+    ];
+
+    /// Short name for logs and TensorBoard tags: the engine's reason tags
+    /// ([`Outcome::reason_tag`]: `all-captured`, `no-legal-move`, `repetition`, `no-progress`)
+    /// and `resigned`, `capped`.
     pub fn tag(self) -> &'static str {
         match self {
-            GameEnd::AllCaptured => "all_captured",
-            GameEnd::NoLegalMove => "no_legal_move",
+            GameEnd::AllCaptured => "all-captured",
+            GameEnd::NoLegalMove => "no-legal-move",
             GameEnd::Repetition => "repetition",
-            GameEnd::NoProgress => "no_progress",
+            GameEnd::NoProgress => "no-progress",
             GameEnd::Resigned => "resigned",
             GameEnd::Capped => "capped",
+        }
+    }
+}
+
+impl From<Outcome> for GameEnd {
+    fn from(outcome: Outcome) -> GameEnd {
+        match outcome {
+            Outcome::Win {
+                reason: WinReason::AllCaptured,
+                ..
+            } => GameEnd::AllCaptured,
+            Outcome::Win {
+                reason: WinReason::NoLegalMove,
+                ..
+            } => GameEnd::NoLegalMove,
+            Outcome::Draw(DrawReason::Repetition) => GameEnd::Repetition,
+            Outcome::Draw(DrawReason::NoProgress) => GameEnd::NoProgress,
         }
     }
 }

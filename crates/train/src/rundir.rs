@@ -7,7 +7,8 @@
 //!   train.log          human-readable log, one line per event
 //!   ratings.csv        evaluation results: checkpoint, opponent, W/D/L, score, Elo and 95% CI
 //!   selfplay/          replay shards, sp-g<generation>-<worker>-<seq>-n<games>.shard
-//!   checkpoints/       ckpt-<steps>.ckpt (model, optimizer, counters), best.txt when gating
+//!   checkpoints/       ckpt-<steps>.ckpt (model, optimizer, counters, run state; with gating
+//!                      the run state names the best checkpoint)
 //!   tensorboard/       TensorBoard event files
 //! ```
 //!
@@ -135,11 +136,12 @@ impl RunDir {
                 .map_or(0, |d| d.as_secs()),
             command: std::env::args().collect(),
         };
-        let meta_json = serde_json::to_string_pretty(&meta).unwrap_or_default();
+        let meta_json = serde_json::to_string_pretty(&meta)
+            .map_err(|e| RunDirError::Other(format!("cannot write meta.json: {e}")))?;
         write_atomic(&dir.root.join("meta.json"), meta_json.as_bytes())?;
         let text = format!(
             "# The config of this run. On resume this file is used; edit it here to change settings.\n{}",
-            config.to_toml()
+            config.to_toml()?
         );
         write_atomic(&archived, text.as_bytes())?;
         Ok((dir, config.clone(), false))
@@ -222,14 +224,17 @@ impl RunDir {
     }
 
     /// Append a line to `train.log` (with a timestamp).
-    pub fn log(&self, line: &str) {
+    pub fn log(&self, line: &str) -> Result<(), RunDirError> {
         let path = self.root.join("train.log");
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(&path) {
-            let _ = writeln!(f, "{secs} {line}");
-        }
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        writeln!(f, "{secs} {line}").map_err(io(&path))
     }
 
     /// The path of the checkpoint after `steps` optimiser steps.
@@ -257,15 +262,21 @@ impl RunDir {
         out
     }
 
-    /// Delete old checkpoints: keep the newest `keep` and every one in `protected`.
-    pub fn prune_checkpoints(&self, keep: usize, protected: &[PathBuf]) {
+    /// Delete old checkpoints: keep the newest `keep` and every one in `protected`. A file
+    /// already gone (another process pruned it) is no error.
+    pub fn prune_checkpoints(&self, keep: usize, protected: &[PathBuf]) -> Result<(), RunDirError> {
         let all = self.checkpoints();
         let cut = all.len().saturating_sub(keep);
         for (_, path) in &all[..cut] {
-            if !protected.contains(path) {
-                let _ = fs::remove_file(path);
+            if protected.contains(path) {
+                continue;
+            }
+            match fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(path)(e)),
+                _ => {}
             }
         }
+        Ok(())
     }
 
     /// The shard file name for the `seq`-th shard of `generation` written by `worker`,

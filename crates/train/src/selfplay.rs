@@ -1,20 +1,23 @@
-//! Self-play: many games at once, every leaf of every game evaluated in one batch per round.
+//! Self-play: the per-game policy of a self-play game, played by the project's one game runner
+//! ([`fanorona_mcts::scheduler::play_games`]), many games at once with every leaf of every game
+//! evaluated in one batch per round.
 //!
-//! Each game owns a [`Search`]; a round steps every search until it needs evaluations (playing
-//! moves whose search finished), then hands all pending leaves of all games to the evaluator in
-//! one call (`fanorona_search::driver::evaluate_pending`). With `threads > 1` the games are
-//! split between threads that share the evaluator.
-//!
-//! Playout cap randomisation (KataGo): a share of moves gets a full search and is recorded as a
-//! training sample; the other moves get a cheap search and are not recorded. Resignation: a
-//! side whose full-search loss probability stays above the threshold resigns, except in a
-//! share of games that never resign and instead record whether resigning would have been wrong.
+//! [`SelfPlayPolicy`] makes the decisions that are self-play's own:
+//! - **Playout cap randomisation** (KataGo): a share of moves gets a full search and is recorded
+//!   as a training sample; the other moves get a cheap search and are not recorded.
+//! - **Resignation**: a side whose full-search loss probability stays above the threshold for a
+//!   number of its consecutive full searches resigns, except in a share of games that never
+//!   resign and instead record whether resigning would have been wrong.
+//! - **A cap** on the actions of a game (a capped game is a draw).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use fanorona_engine::{Action, Game, Outcome as EngineOutcome, Position, Rules, WinReason};
-use fanorona_search::driver::{evaluate_pending, game_seed};
-use fanorona_search::{Evaluator, FanoronaState, GameState, Search, SearchConfig, Step};
+use fanorona_engine::{Action, Game, Position, Rules};
+use fanorona_mcts::scheduler::{GamePolicy, Schedule, ScheduleCounters, Verdict, play_games};
+use fanorona_mcts::{
+    ConfigError, Evaluator, GameState, SearchConfig, SearchResult, Terminal, derive_seed,
+};
+use fanorona_players::FanoronaState;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -41,181 +44,152 @@ pub struct FinishedGame {
     pub summary: GameSummary,
 }
 
-/// Counters shared by the self-play threads, for rates in logs and TensorBoard.
-#[derive(Debug, Default)]
-pub struct SelfPlayCounters {
-    /// Leaf evaluations requested from the network.
-    pub evaluations: AtomicU64,
-    /// Evaluator calls.
-    pub batches: AtomicU64,
-    /// Games finished.
-    pub games: AtomicU64,
-    /// Step-level actions played.
-    pub actions: AtomicU64,
-}
-
 struct PendingSample {
     player: usize,
     sample: Sample,
 }
 
-struct Slot {
-    search: Search<FanoronaState>,
+/// The decisions of one self-play game (see the [module docs](self)).
+pub struct SelfPlayPolicy<'a> {
+    play: &'a SelfPlaySection,
     rng: StdRng,
     /// Whether the running search is a full (recorded) one.
     full: bool,
     may_resign: bool,
     resign_streak: [u32; 2],
     would_have_resigned: Option<usize>,
+    resigned: Option<usize>,
     samples: Vec<PendingSample>,
     turn_start: Position,
     chain_steps: Vec<Action>,
     actions: u32,
     turns: u32,
-    finished: Option<(Option<usize>, GameEnd)>,
 }
 
-impl Slot {
-    fn new(index: u64, settings: &SelfPlaySettings, seed: u64) -> Slot {
-        let game_seed = game_seed(seed, index);
-        let mut rng = StdRng::seed_from_u64(game_seed ^ 0x5E1F_5E1F);
-        let game = Game::new(settings.rules);
-        let turn_start = *game.position();
-        let search = match Search::new(FanoronaState::new(game), settings.search, game_seed) {
-            Ok(s) => s,
-            // The settings were validated with the config; an invalid one is a programming error.
-            Err(e) => panic!("self-play search settings: {e}"),
-        };
-        let may_resign = settings.play.resign_threshold < 1.0
-            && rng.random::<f32>() >= settings.play.no_resign_fraction;
-        let mut slot = Slot {
-            search,
+impl<'a> SelfPlayPolicy<'a> {
+    /// The policy of game `index` of a run seeded with `seed`, starting at `start`. Its own
+    /// random stream (full or cheap searches, resigning allowed or not) derives from both.
+    pub fn new(play: &'a SelfPlaySection, seed: u64, index: u64, start: &Position) -> Self {
+        let mut rng = StdRng::seed_from_u64(derive_seed(seed, index) ^ 0x5E1F_5E1F);
+        let may_resign =
+            play.resign_threshold < 1.0 && rng.random::<f32>() >= play.no_resign_fraction;
+        SelfPlayPolicy {
+            play,
             rng,
             full: false,
             may_resign,
             resign_streak: [0; 2],
             would_have_resigned: None,
+            resigned: None,
             samples: Vec::new(),
-            turn_start,
+            turn_start: *start,
             chain_steps: Vec::new(),
             actions: 0,
             turns: 0,
-            finished: None,
-        };
-        slot.start_search(settings);
-        slot
+        }
     }
 
-    fn start_search(&mut self, settings: &SelfPlaySettings) {
-        let full = self.rng.random::<f32>() < settings.play.full_search_fraction;
-        if full {
-            self.search.start();
+    /// Whether this game may resign (the others measure false resignations).
+    pub fn may_resign(&self) -> bool {
+        self.may_resign
+    }
+
+    /// Counts a full search's loss probability towards resigning; `true` when `mover`
+    /// resigns now.
+    fn resigns(&mut self, mover: usize, loss: f32) -> bool {
+        if loss > self.play.resign_threshold {
+            self.resign_streak[mover] += 1;
         } else {
-            self.search.start_with(settings.play.cheap_simulations);
+            self.resign_streak[mover] = 0;
         }
-        self.full = full;
+        if self.resign_streak[mover] < self.play.resign_consecutive {
+            return false;
+        }
+        if self.may_resign {
+            return true;
+        }
+        self.would_have_resigned.get_or_insert(mover);
+        false
     }
 
-    /// Play moves until the search needs evaluations or the game ends.
-    fn drive(&mut self, settings: &SelfPlaySettings) {
-        while self.finished.is_none() {
-            if self.search.step() == Step::NeedsEvaluation {
-                return;
-            }
-            let Some(result) = self.search.result() else {
-                self.finish_by_rules();
-                return;
-            };
-            let state = self.search.root_state();
-            let mover = state.to_move();
-            if self.full {
-                let policy: Vec<(u16, f32)> = result
-                    .actions
-                    .iter()
-                    .zip(&result.policy)
-                    .filter(|(_, p)| **p > 0.0)
-                    .map(|(&a, &p)| (absolute_index(a), p))
-                    .collect();
-                let sample = Sample::new(
-                    &self.turn_start,
-                    &self.chain_steps,
-                    state.game().repetition_count(),
-                    policy,
-                    0,
-                );
-                self.samples.push(PendingSample {
-                    player: mover,
-                    sample,
-                });
-                if result.wdl[2] > settings.play.resign_threshold {
-                    self.resign_streak[mover] += 1;
-                } else {
-                    self.resign_streak[mover] = 0;
-                }
-                if self.resign_streak[mover] >= settings.play.resign_consecutive {
-                    if self.may_resign {
-                        self.finished = Some((Some(1 - mover), GameEnd::Resigned));
-                        return;
-                    }
-                    self.would_have_resigned.get_or_insert(mover);
-                }
-            }
-            let action = result.chosen;
-            self.search.advance(action);
-            self.actions += 1;
-            let pos = *self.search.root_state().position();
-            if pos.is_turn_start() {
-                self.turn_start = pos;
-                self.chain_steps.clear();
-                self.turns += 1;
-            } else {
-                self.chain_steps.push(action);
-            }
-            if self.search.root_state().outcome().is_some() {
-                self.finish_by_rules();
-                return;
-            }
-            if self.actions >= settings.play.max_actions {
-                self.finished = Some((None, GameEnd::Capped));
-                return;
-            }
-            self.start_search(settings);
-        }
-    }
-
-    fn finish_by_rules(&mut self) {
-        let outcome = self.search.root_state().engine_outcome();
-        self.finished = Some(match outcome {
-            Some(EngineOutcome::Win { winner, reason }) => (
-                Some(winner.index()),
-                match reason {
-                    WinReason::AllCaptured => GameEnd::AllCaptured,
-                    WinReason::NoLegalMove => GameEnd::NoLegalMove,
-                },
-            ),
-            Some(EngineOutcome::Draw(fanorona_engine::DrawReason::Repetition)) => {
-                (None, GameEnd::Repetition)
-            }
-            Some(EngineOutcome::Draw(fanorona_engine::DrawReason::NoProgress)) => {
-                (None, GameEnd::NoProgress)
-            }
-            None => (None, GameEnd::Capped),
+    fn record(&mut self, root: &FanoronaState, result: &SearchResult<Action>) {
+        let policy: Vec<(u16, f32)> = result
+            .actions
+            .iter()
+            .zip(&result.policy)
+            .filter(|(_, p)| **p > 0.0)
+            .map(|(&a, &p)| (absolute_index(a), p))
+            .collect();
+        let sample = Sample::new(
+            &self.turn_start,
+            &self.chain_steps,
+            root.game().repetition_count(),
+            policy,
+            0,
+        );
+        self.samples.push(PendingSample {
+            player: root.to_move(),
+            sample,
         });
     }
+}
 
-    fn into_finished(self) -> FinishedGame {
-        let (winner, end) = self.finished.unwrap_or((None, GameEnd::Capped));
+impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
+    type Record = FinishedGame;
+
+    fn simulations(&mut self, _root: &FanoronaState, configured: u32) -> u32 {
+        self.full = self.rng.random::<f32>() < self.play.full_search_fraction;
+        if self.full {
+            configured
+        } else {
+            self.play.cheap_simulations
+        }
+    }
+
+    fn decide(&mut self, root: &FanoronaState, result: &SearchResult<Action>) -> Verdict<Action> {
+        if self.full {
+            self.record(root, result);
+            let mover = root.to_move();
+            if self.resigns(mover, result.wdl[2]) {
+                self.resigned = Some(mover);
+                return Verdict::Stop;
+            }
+        }
+        Verdict::Play(result.chosen)
+    }
+
+    fn played(&mut self, action: Action, root: &FanoronaState) -> Verdict<()> {
+        self.actions += 1;
+        let position = root.position();
+        if position.is_turn_start() {
+            self.turn_start = *position;
+            self.chain_steps.clear();
+            self.turns += 1;
+        } else {
+            self.chain_steps.push(action);
+        }
+        if self.actions >= self.play.max_actions {
+            return Verdict::Stop;
+        }
+        Verdict::Play(())
+    }
+
+    fn finish(self, root: &FanoronaState, terminal: Option<Terminal>) -> FinishedGame {
+        let (winner, end) = match (terminal, root.engine_outcome(), self.resigned) {
+            (Some(_), Some(outcome), _) => (outcome.winner().map(|c| c.index()), outcome.into()),
+            (_, _, Some(side)) => (Some(1 - side), GameEnd::Resigned),
+            _ => (None, GameEnd::Capped),
+        };
         let samples = self
             .samples
             .into_iter()
-            .map(|p| {
-                let mut s = p.sample;
-                s.result = match winner {
+            .map(|p| Sample {
+                result: match winner {
                     Some(w) if w == p.player => 1,
                     Some(_) => -1,
                     None => 0,
-                };
-                s
+                },
+                ..p.sample
             })
             .collect();
         let false_resignation = self
@@ -234,60 +208,285 @@ impl Slot {
     }
 }
 
-/// Play games `first_game .. first_game + games` (indices feed the per-game seeds), keeping
-/// `concurrent` of them going at once and evaluating all their leaves in one batch per round.
-/// `on_game` receives every finished game. Once `stop` is set the function returns at the next
-/// round; games still running are dropped (they were never written, so nothing is lost).
-#[allow(clippy::too_many_arguments)]
-pub fn play<E: Evaluator<FanoronaState> + ?Sized>(
-    evaluator: &E,
+/// Plays the self-play games of `schedule` from the start position, `on_game` receiving every
+/// finished game. Once `stop` is set the function returns at the next round; games still
+/// running are dropped (they were never written, so nothing is lost).
+pub fn play(
+    evaluator: &(impl Evaluator<FanoronaState> + ?Sized),
     settings: &SelfPlaySettings,
-    seed: u64,
-    first_game: u64,
-    games: u64,
-    concurrent: usize,
-    counters: &SelfPlayCounters,
+    schedule: &Schedule,
+    counters: &ScheduleCounters,
     stop: &AtomicBool,
     on_game: &mut dyn FnMut(FinishedGame),
-) {
-    let mut next = first_game;
-    let end = first_game + games;
-    let mut slots: Vec<Slot> = Vec::with_capacity(concurrent);
-    let mut evaluations = Vec::new();
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return;
+) -> Result<(), ConfigError> {
+    let start = Game::new(settings.rules);
+    play_games(
+        evaluator,
+        &settings.search,
+        schedule,
+        |index| {
+            let policy =
+                SelfPlayPolicy::new(&settings.play, schedule.seed, index, start.position());
+            (FanoronaState::new(start.clone()), policy)
+        },
+        stop,
+        counters,
+        |_, game| on_game(game),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_mcts::{EvalRequest, Evaluation};
+
+    fn section() -> SelfPlaySection {
+        SelfPlaySection {
+            full_search_fraction: 1.0,
+            resign_threshold: 0.9,
+            resign_consecutive: 2,
+            no_resign_fraction: 0.0,
+            ..SelfPlaySection::default()
         }
-        while slots.len() < concurrent && next < end {
-            slots.push(Slot::new(next, settings, seed));
-            next += 1;
+    }
+
+    /// A finished search at `root` whose root loss probability is `loss`.
+    fn result(root: &FanoronaState, loss: f32) -> SearchResult<Action> {
+        let mut actions = Vec::new();
+        root.legal_actions(&mut actions);
+        let n = actions.len();
+        SearchResult {
+            to_move: root.to_move(),
+            chosen: actions[0],
+            best: actions[0],
+            priors: vec![1.0 / n as f32; n],
+            visits: vec![1; n],
+            q: vec![None; n],
+            policy: vec![1.0 / n as f32; n],
+            value: -loss,
+            wdl: [0.0, 1.0 - loss, loss],
+            actions,
+            simulations: 1,
         }
-        if slots.is_empty() {
-            return;
+    }
+
+    /// Plays `decisions` decisions through the policy as the scheduler would, the mover's root
+    /// loss given by `loss(mover, its decision number)`; returns the last position and whether
+    /// the policy stopped the game.
+    fn drive(
+        policy: &mut SelfPlayPolicy<'_>,
+        decisions: usize,
+        loss: impl Fn(usize, usize) -> f32,
+    ) -> (FanoronaState, bool) {
+        let mut state = FanoronaState::new(Game::new(Rules::default()));
+        let mut made = [0usize; 2];
+        for _ in 0..decisions {
+            policy.simulations(&state, 32);
+            let mover = state.to_move();
+            let r = result(&state, loss(mover, made[mover]));
+            made[mover] += 1;
+            let Verdict::Play(action) = policy.decide(&state, &r) else {
+                return (state, true);
+            };
+            state.apply(action);
+            assert_eq!(policy.played(action, &state), Verdict::Play(()));
+            assert!(state.terminal().is_none(), "the test game stays open");
         }
-        for slot in &mut slots {
-            let before = slot.actions;
-            slot.drive(settings);
-            counters
-                .actions
-                .fetch_add(u64::from(slot.actions - before), Ordering::Relaxed);
+        (state, false)
+    }
+
+    const WHITE: usize = 0;
+
+    /// White's searches all look lost, Black's fine.
+    fn white_hopeless(mover: usize, _: usize) -> f32 {
+        if mover == WHITE { 0.95 } else { 0.1 }
+    }
+
+    #[test]
+    fn a_side_resigns_after_its_consecutive_hopeless_searches_only() {
+        let play = section();
+        let mut policy = SelfPlayPolicy::new(&play, 1, 0, &Position::start());
+        assert!(policy.may_resign());
+        let (state, stopped) = drive(&mut policy, 20, white_hopeless);
+        assert!(
+            stopped,
+            "White resigns at its second hopeless search in a row"
+        );
+        assert_eq!(state.to_move(), WHITE);
+        let game = policy.finish(&state, None);
+        assert_eq!(game.summary.end, GameEnd::Resigned);
+        assert_eq!(game.summary.winner, Some(1));
+        // White resigned at exactly its second search: two White samples.
+        let white_samples = game.samples.iter().filter(|s| !s.black_to_move).count();
+        assert_eq!(white_samples, 2);
+        // Every recorded sample gets the result from its mover's side.
+        for (i, s) in game.samples.iter().enumerate() {
+            let expected = if s.black_to_move { 1 } else { -1 };
+            assert_eq!(s.result, expected, "sample {i}");
         }
-        let mut i = 0;
-        while i < slots.len() {
-            if slots[i].finished.is_some() {
-                let slot = slots.swap_remove(i);
-                counters.games.fetch_add(1, Ordering::Relaxed);
-                on_game(slot.into_finished());
+
+        // A hopeful search in between resets the streak: nobody resigns.
+        let mut policy = SelfPlayPolicy::new(&play, 1, 0, &Position::start());
+        let alternating = |mover, k: usize| {
+            if mover == WHITE && k.is_multiple_of(2) {
+                0.95
             } else {
-                i += 1;
+                0.1
             }
+        };
+        let (_, stopped) = drive(&mut policy, 20, alternating);
+        assert!(!stopped);
+    }
+
+    #[test]
+    fn games_that_may_not_resign_measure_false_resignations() {
+        let play = SelfPlaySection {
+            no_resign_fraction: 1.0,
+            ..section()
+        };
+        for (winner, false_resignation) in [(WHITE, true), (1, false)] {
+            let mut policy = SelfPlayPolicy::new(&play, 1, 0, &Position::start());
+            assert!(!policy.may_resign());
+            let (state, stopped) = drive(&mut policy, 20, white_hopeless);
+            assert!(!stopped, "a game that may not resign plays on");
+            let game = finish_with_winner(policy, &state, winner);
+            assert_eq!(
+                game.summary.false_resignation,
+                Some(false_resignation),
+                "White would have resigned; winner {winner}"
+            );
         }
-        let mut searches: Vec<&mut Search<FanoronaState>> =
-            slots.iter_mut().map(|s| &mut s.search).collect();
-        let n = evaluate_pending(&mut searches, evaluator, &mut evaluations);
-        if n > 0 {
-            counters.evaluations.fetch_add(n as u64, Ordering::Relaxed);
-            counters.batches.fetch_add(1, Ordering::Relaxed);
+        // No hopeless streak: nothing to measure.
+        let mut policy = SelfPlayPolicy::new(&play, 1, 0, &Position::start());
+        let (state, _) = drive(&mut policy, 20, |_, _| 0.5);
+        let game = finish_with_winner(policy, &state, 1);
+        assert_eq!(game.summary.false_resignation, None);
+    }
+
+    /// Finishes the game as if `winner` had just captured every stone of the other side.
+    fn finish_with_winner(
+        policy: SelfPlayPolicy<'_>,
+        state: &FanoronaState,
+        winner: usize,
+    ) -> FinishedGame {
+        let text = if winner == WHITE {
+            "9/9/9/9/W8 b"
+        } else {
+            "9/9/9/9/B8 w"
+        };
+        let over = FanoronaState::from_position(text.parse().unwrap(), Rules::default());
+        assert!(over.terminal().is_some() && state.terminal().is_none());
+        let game = policy.finish(&over, over.terminal());
+        assert_eq!(game.summary.end, GameEnd::AllCaptured);
+        assert_eq!(game.summary.winner, Some(winner as u8));
+        game
+    }
+
+    #[test]
+    fn playout_cap_randomisation_records_only_full_searches() {
+        let play = SelfPlaySection {
+            full_search_fraction: 0.25,
+            cheap_simulations: 5,
+            resign_threshold: 1.0,
+            ..SelfPlaySection::default()
+        };
+        let mut policy = SelfPlayPolicy::new(&play, 9, 3, &Position::start());
+        let state = FanoronaState::new(Game::new(Rules::default()));
+        let (mut full, n) = (0, 4000);
+        for _ in 0..n {
+            let before = policy.samples.len();
+            let sims = policy.simulations(&state, 64);
+            assert!(sims == 64 || sims == 5, "{sims}");
+            policy.decide(&state, &result(&state, 0.0));
+            let recorded = policy.samples.len() - before;
+            assert_eq!(
+                recorded,
+                usize::from(sims == 64),
+                "only full searches are samples"
+            );
+            full += recorded;
+        }
+        let share = full as f64 / n as f64;
+        assert!((0.22..0.28).contains(&share), "full-search share {share}");
+    }
+
+    /// Every position looks lost to the side to move.
+    struct Hopeless;
+    impl Evaluator<FanoronaState> for Hopeless {
+        fn evaluate(&self, batch: &[EvalRequest<'_, FanoronaState>], out: &mut Vec<Evaluation>) {
+            out.extend(
+                batch
+                    .iter()
+                    .map(|r| Evaluation::uniform(r.legal.len(), [0.0, 0.0, 1.0])),
+            );
+        }
+    }
+
+    #[test]
+    fn whole_games_resign_cap_and_record_through_the_scheduler() {
+        let settings = |play| SelfPlaySettings {
+            // One simulation: the root's own evaluation is its value.
+            search: SearchConfig {
+                simulations: 1,
+                batch_size: 1,
+                ..SearchConfig::default()
+            },
+            rules: Rules::default(),
+            play,
+        };
+        let schedule = Schedule {
+            games: 6,
+            concurrent: 3,
+            seed: 5,
+            ..Schedule::default()
+        };
+        let mut games = Vec::new();
+        let counters = ScheduleCounters::default();
+        let stop = AtomicBool::new(false);
+        play(
+            &Hopeless,
+            &settings(section()),
+            &schedule,
+            &counters,
+            &stop,
+            &mut |g| games.push(g),
+        )
+        .unwrap();
+        assert_eq!(games.len(), 6);
+        for g in &games {
+            // Every root looks lost: White resigns at its second search.
+            assert_eq!(g.summary.end, GameEnd::Resigned, "{:?}", g.summary);
+            assert!(g.summary.actions <= 4);
+        }
+        assert!(
+            counters
+                .network_calls
+                .load(std::sync::atomic::Ordering::Relaxed)
+                > 0
+        );
+
+        let capped = SelfPlaySection {
+            resign_threshold: 1.0,
+            max_actions: 7,
+            ..section()
+        };
+        let mut games = Vec::new();
+        play(
+            &Hopeless,
+            &settings(capped),
+            &schedule,
+            &ScheduleCounters::default(),
+            &stop,
+            &mut |g| games.push(g),
+        )
+        .unwrap();
+        for g in &games {
+            assert_eq!((g.summary.end, g.summary.actions), (GameEnd::Capped, 7));
+            assert!(
+                g.samples.iter().all(|s| s.result == 0),
+                "a capped game is a draw"
+            );
+            assert_eq!(g.samples.len(), 7, "every search was full");
         }
     }
 }

@@ -67,7 +67,7 @@ use std::io::{BufRead, Write};
 use anyhow::{Context, Result};
 use clap::Args;
 use fanorona_engine::{Game, Position, Rules, Turn, parse_position};
-use fanorona_search::players::{ChoiceInfo, Limit, Player};
+use fanorona_players::{ChoiceInfo, Limit, Player};
 
 use super::players::{make_player, parse_spec};
 
@@ -285,12 +285,17 @@ fn info_line(info: &ChoiceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fanorona_search::players::PlayerSpec;
+    use fanorona_players::PlayerSpec;
 
     fn session(script: &str) -> Vec<String> {
         let spec: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
         let mut output = Vec::new();
-        serve(script.as_bytes(), &mut output, spec.build(0).unwrap()).unwrap();
+        serve(
+            script.as_bytes(),
+            &mut output,
+            make_player(&spec, 0).unwrap(),
+        )
+        .unwrap();
         String::from_utf8(output)
             .unwrap()
             .lines()

@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Plays N games (colours alternate; each random opening of K turns is played twice, once with
-//! each colour assignment; see `fanorona_search::arena`), showing a progress bar on a terminal
+//! each colour assignment; see `fanorona_players::arena`), showing a progress bar on a terminal
 //! (hidden when standard error is not one), then prints, for player A: wins, draws, losses,
 //! score, the Elo difference with its 95% confidence interval, the average game length in turns
 //! and the draw reasons.
@@ -41,9 +41,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use fanorona_search::arena::{FactoryError, GameRecord, MatchConfig, MatchResult, play_match};
-use fanorona_search::elo::MatchScore;
-use fanorona_search::players::{Player, PlayerSpec};
+use fanorona_players::arena::{FactoryError, GameRecord, MatchConfig, MatchResult, play_match};
+use fanorona_players::elo::MatchScore;
+use fanorona_players::{Player, PlayerSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::players::{make_player, parse_spec};

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use fanorona_engine::{
-    Action, Bitboard, Color, Game, HEIGHT, Point, Position, Rules, Step, StepKind, Turn, WIDTH,
+    Action, Bitboard, BoardStyle, Color, Game, Position, Rules, Step, StepKind, Turn, draw_board,
     parse_position,
 };
-use fanorona_serve::record::{StepDetail, next_steps, turn_details};
-use fanorona_serve::{GameRecord, Level, TurnChooser, chooser_for};
+use fanorona_players::levels::{Level, TurnChooser};
+use fanorona_players::session::{GameSession, StepDetail, next_steps, turn_details};
 
 /// Arguments of `fanorona play`.
 #[derive(Args, Debug)]
@@ -28,42 +28,24 @@ pub struct PlayArgs {
     /// The engine's strength: beginner, easy, medium or hard.
     #[arg(long, default_value = "medium")]
     pub level: Level,
-    /// Your side (White moves first).
-    #[arg(long, value_enum, default_value = "white")]
-    pub color: Side,
+    /// Your side, white or black (White moves first).
+    #[arg(long, default_value = "white")]
+    pub color: Color,
     /// Start from this position (RULES.md notation) instead of the start position.
     #[arg(long, value_name = "POSITION")]
     pub fen: Option<String>,
 }
 
-/// A side, as written on the command line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Side {
-    /// White, who moves first.
-    White,
-    /// Black.
-    Black,
-}
-
-impl From<Side> for Color {
-    fn from(s: Side) -> Color {
-        match s {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
-
 /// Run `fanorona play` on standard input and output.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let engine = chooser_for(args.model.as_deref())?;
+    let engine = super::players::engine_for(args.model.as_deref())?;
     let start = match &args.fen {
         Some(text) => parse_position(text).context("--fen")?,
         None => Position::start(),
     };
     let mut session = Session {
-        record: GameRecord::new(start, Rules::default()),
-        human: args.color.into(),
+        record: GameSession::new(start, Rules::default()),
+        human: args.color,
         level: args.level,
         engine,
         chain: Vec::new(),
@@ -80,7 +62,7 @@ after a capture the same stone may go on; 0 or `end` ends the turn there.
 Commands: undo (take back your last turn), hint, moves, board, help, quit.";
 
 struct Session<W: Write> {
-    record: GameRecord,
+    record: GameSession,
     human: Color,
     level: Level,
     engine: Arc<dyn TurnChooser>,
@@ -395,7 +377,7 @@ impl<W: Write> Session<W> {
                 format!("last turn: {} {}", color, turn.join(","))
             });
         writeln!(self.out)?;
-        write!(self.out, "{}", board_text(&pos))?;
+        write!(self.out, "{}", draw_board(&pos, BoardStyle::Lines))?;
         let counts = format!(
             "White {} stones, Black {} stones; turn {}, {} to move",
             pos.stones(Color::White).count(),
@@ -483,50 +465,16 @@ fn captures(details: &[StepDetail]) -> String {
 ///  5  B - B - B - B - B - B - B - B - B
 ///     | \ | / | \ | / | \ | / | \ | / |
 /// ```
-fn board_text(pos: &Position) -> String {
-    let mut out = String::new();
-    let files = "    a   b   c   d   e   f   g   h   i\n";
-    out.push_str(files);
-    for y in (0..HEIGHT).rev() {
-        out.push_str(&format!(" {}  ", y + 1));
-        for x in 0..WIDTH {
-            let c = match Point::new(x, y).and_then(|p| pos.color_at(p)) {
-                Some(Color::White) => 'W',
-                Some(Color::Black) => 'B',
-                None => '.',
-            };
-            out.push(c);
-            if x + 1 < WIDTH {
-                out.push_str(" - ");
-            }
-        }
-        out.push_str(&format!("  {}\n", y + 1));
-        if y > 0 {
-            out.push_str("    ");
-            for x in 0..WIDTH {
-                out.push('|');
-                if x + 1 < WIDTH {
-                    // Between rows y and y-1 the diagonal leaves the strong point of the pair.
-                    out.push_str(if (x + y) % 2 == 0 { " \\ " } else { " / " });
-                }
-            }
-            out.push('\n');
-        }
-    }
-    out.push_str(files);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn session(fen: &str, human: Color) -> Session<Vec<u8>> {
         Session {
-            record: GameRecord::new(parse_position(fen).unwrap(), Rules::default()),
+            record: GameSession::new(parse_position(fen).unwrap(), Rules::default()),
             human,
             level: Level::Beginner,
-            engine: chooser_for(None).unwrap(),
+            engine: super::super::players::engine_for(None).unwrap(),
             chain: Vec::new(),
             redraw: true,
             out: Vec::new(),
@@ -540,7 +488,7 @@ mod tests {
 
     #[test]
     fn the_board_has_its_lines() {
-        let text = board_text(&Position::start());
+        let text = draw_board(&Position::start(), BoardStyle::Lines);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1], " 5  B - B - B - B - B - B - B - B - B  5");
         assert_eq!(lines[2], "    | \\ | / | \\ | / | \\ | / | \\ | / |");

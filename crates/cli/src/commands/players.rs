@@ -1,17 +1,15 @@
-//! Player specifications on the command line, and the one factory that turns a spec into a
-//! player, whatever its kind.
-//!
-//! The classical kinds (`random`, `greedy`, `alphabeta`, `mcts`) come from the search crate;
-//! the network player (`net:path=model.fnm,sims=200`) from the network crate.
+//! Player specifications on the command line: parsed, checked against the registry of every
+//! player kind (`fanorona_net::player_registry`: the classical kinds and `net:`) and built.
 
-use anyhow::{Context, Result, bail};
-use fanorona_search::players::{ClassicalKind, Player, PlayerSpec};
+use std::path::Path;
+use std::sync::Arc;
 
-/// Every player kind the command line knows, for error messages.
-pub const KINDS: &str = "random, greedy, alphabeta, mcts, net";
+use anyhow::{Context, Result};
+use fanorona_players::levels::TurnChooser;
+use fanorona_players::{Player, PlayerSpec};
 
 /// Parses a player spec such as `alphabeta:depth=4` and checks that a player can be made from
-/// it, so that mistakes show up before any game starts.
+/// it (a model file is loaded once here), so that mistakes show up before any game starts.
 pub fn parse_spec(text: &str) -> Result<PlayerSpec> {
     let spec: PlayerSpec = text.parse().with_context(|| format!("player {text:?}"))?;
     make_player(&spec, 0).with_context(|| format!("player {text:?}"))?;
@@ -21,11 +19,16 @@ pub fn parse_spec(text: &str) -> Result<PlayerSpec> {
 /// Makes the player `spec` describes, its random stream seeded from `stream` (see
 /// [`PlayerSpec::stream_seed`]).
 pub fn make_player(spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>> {
-    match spec.kind() {
-        "net" => Ok(Box::new(fanorona_net::net_player_from_spec(spec, stream)?)),
-        kind if ClassicalKind::from_name(kind).is_some() => Ok(spec.build(stream)?),
-        kind => bail!("unknown player kind `{kind}` (known: {KINDS})"),
-    }
+    Ok(fanorona_net::player_registry().build(spec, stream)?)
+}
+
+/// The engine that plays against a person (`serve`, `play`): the classical players, or the
+/// network when `--model` names an exported model.
+pub fn engine_for(model: Option<&Path>) -> Result<Arc<dyn TurnChooser>> {
+    fanorona_net::chooser_for(model).with_context(|| match model {
+        Some(path) => format!("cannot load the model --model {}", path.display()),
+        None => "cannot start the classical engine".to_string(),
+    })
 }
 
 #[cfg(test)]

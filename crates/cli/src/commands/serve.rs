@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_serve::{ServerConfig, chooser_for};
+use fanorona_serve::ServerConfig;
 
 /// Arguments of `fanorona serve`.
 #[derive(Args, Debug)]
@@ -27,7 +27,7 @@ pub struct ServeArgs {
 
 /// Run `fanorona serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let engine = chooser_for(args.model.as_deref())?;
+    let engine = super::players::engine_for(args.model.as_deref())?;
     let mut config = ServerConfig {
         max_think: Duration::from_millis(args.max_think_ms),
         ..ServerConfig::default()

@@ -92,7 +92,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
     let games = selfplay_worker(
         &args.run_dir,
         &worker,
-        &stop_flag(),
+        stop_flag(),
         std::io::stderr().is_terminal(),
     )
     .with_context(|| format!("self-play for {}", args.run_dir.display()))?;

@@ -1,0 +1,214 @@
+//! Batched leaf evaluation: the evaluator receives the batch sizes asked for, for one search and
+//! for many searches driven together.
+
+mod common;
+
+use common::Recording;
+use common::games::{Nim, TicTacToe, Wide};
+use fanorona_mcts::scheduler::{Schedule, evaluate_pending, record_games};
+use fanorona_mcts::{
+    Algorithm, RolloutEvaluator, Search, SearchConfig, SearchState, UniformEvaluator,
+};
+use proptest::prelude::*;
+
+fn config(simulations: u32, batch_size: u32) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        batch_size,
+        ..SearchConfig::default()
+    }
+}
+
+#[test]
+fn single_search_sends_full_batches() {
+    // Ten actions everywhere and no terminal in reach: after the root's own evaluation every
+    // batch holds exactly 8 distinct leaves.
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let evaluator = Recording::new(UniformEvaluator::default());
+        let cfg = SearchConfig {
+            algorithm,
+            ..config(1 + 8 * 8, 8)
+        };
+        let mut search = Search::new(Wide::new(10, 100), cfg, 0).unwrap();
+        let result = search.run(&evaluator).unwrap();
+        assert_eq!(
+            evaluator.sizes(),
+            [1, 8, 8, 8, 8, 8, 8, 8, 8],
+            "{algorithm:?}"
+        );
+        assert_eq!(result.visits.iter().sum::<u32>(), 64);
+    }
+}
+
+#[test]
+fn last_batch_holds_the_remainder() {
+    let evaluator = Recording::new(UniformEvaluator::default());
+    let mut search = Search::new(Wide::new(10, 100), config(20, 8), 0).unwrap();
+    search.run(&evaluator).unwrap();
+    assert_eq!(evaluator.sizes(), [1, 8, 8, 3]);
+}
+
+#[test]
+fn terminal_leaves_are_valued_without_the_evaluator() {
+    // From two stones every line ends within two plies: after a few evaluations all
+    // simulations end on terminal nodes.
+    let evaluator = Recording::new(UniformEvaluator::default());
+    let mut search = Search::new(Nim::new(2), config(200, 4), 0).unwrap();
+    let result = search.run(&evaluator).unwrap().clone();
+    assert_eq!(search.root_visits(), 200);
+    assert!(evaluator.total() <= 4, "{:?}", evaluator.sizes());
+    // Taking both stones wins on the spot, and the exact terminal values show it.
+    assert_eq!(result.best, 2);
+    assert_eq!(result.q[1], Some(1.0));
+}
+
+#[test]
+fn collisions_in_a_narrow_tree_still_count_every_simulation_once() {
+    // Tic-tac-toe near the end has few leaves: many selections collide.
+    let state = TicTacToe::parse(
+        "X O X
+         . O .
+         . X .",
+    );
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let evaluator = Recording::new(RolloutEvaluator::new(0));
+        let cfg = SearchConfig {
+            algorithm,
+            ..config(100, 16)
+        };
+        let mut search = Search::new(state.clone(), cfg, 0).unwrap();
+        let result = search.run(&evaluator).unwrap().clone();
+        assert_eq!(search.root_visits(), 100, "{algorithm:?}");
+        assert_eq!(result.visits.iter().sum::<u32>(), 99, "{algorithm:?}");
+        assert!(evaluator.sizes().iter().all(|&n| n <= 16));
+    }
+}
+
+#[test]
+fn many_searches_share_one_evaluator_call() {
+    // 16 games x 4 leaves: one batch of 16 roots, then batches of 64.
+    let evaluator = Recording::new(UniformEvaluator::default());
+    let mut searches: Vec<Search<Wide>> = (0..16)
+        .map(|i| Search::new(Wide::new(10, 100), config(1 + 4 * 5, 4), i).unwrap())
+        .collect();
+    searches.iter_mut().for_each(Search::start);
+    let mut out = Vec::new();
+    loop {
+        let mut any = false;
+        for s in &mut searches {
+            any |= s.step() == SearchState::NeedsEvaluation;
+        }
+        if !any {
+            break;
+        }
+        evaluate_pending(&mut searches, &evaluator, &mut out);
+    }
+    assert_eq!(evaluator.sizes(), [16, 64, 64, 64, 64, 64]);
+    assert!(
+        searches
+            .iter()
+            .all(|s| s.result().unwrap().simulations == 21)
+    );
+}
+
+#[test]
+fn evaluate_pending_accepts_borrowed_searches_and_skips_idle_ones() {
+    let evaluator = Recording::new(UniformEvaluator::default());
+    let mut a = Search::new(Wide::new(5, 10), config(9, 4), 0).unwrap();
+    let mut b = Search::new(Wide::new(5, 10), config(9, 4), 1).unwrap();
+    a.start();
+    b.start();
+    let mut out = Vec::new();
+    assert_eq!(a.step(), SearchState::NeedsEvaluation);
+    // `b` has not stepped: nothing pending, contributes nothing.
+    let mut both = [&mut a, &mut b];
+    assert_eq!(evaluate_pending(&mut both, &evaluator, &mut out), 1);
+    assert_eq!(evaluate_pending(&mut both, &evaluator, &mut out), 0);
+    assert_eq!(evaluator.sizes(), [1]);
+}
+
+#[test]
+fn play_games_batches_across_games_and_finishes_them() {
+    let evaluator = Recording::new(UniformEvaluator::default());
+    let cfg = SearchConfig {
+        reuse_tree: false,
+        ..config(9, 4)
+    };
+    let options = Schedule {
+        games: 24,
+        concurrent: 8,
+        seed: 1,
+        ..Schedule::default()
+    };
+    let records = record_games(
+        |i| Nim::new(10 + (i % 5) as u8),
+        &cfg,
+        &evaluator,
+        &options,
+        1000,
+    )
+    .unwrap();
+    assert_eq!(records.len(), 24);
+    for (i, record) in records.iter().enumerate() {
+        assert!(record.terminal.is_some(), "game {i}");
+        assert_eq!(record.decisions[0].state, Nim::new(10 + (i % 5) as u8));
+        let played: u8 = record.decisions.iter().map(|d| d.result.chosen).sum();
+        assert_eq!(played, 10 + (i % 5) as u8, "game {i}: every stone taken");
+    }
+    // Eight games at a time: batches far larger than one search's 4 leaves.
+    let sizes = evaluator.sizes();
+    assert!(sizes.iter().all(|&n| n <= 32), "{sizes:?}");
+    assert!(
+        sizes.iter().filter(|&&n| n > 4).count() > sizes.len() / 2,
+        "{sizes:?}"
+    );
+}
+
+#[test]
+fn play_games_stops_at_the_action_cap() {
+    let options = Schedule {
+        games: 2,
+        concurrent: 2,
+        seed: 0,
+        ..Schedule::default()
+    };
+    let records = record_games(
+        |_| Wide::new(3, 100),
+        &config(8, 4),
+        &UniformEvaluator::default(),
+        &options,
+        5,
+    )
+    .unwrap();
+    for record in records {
+        assert_eq!(record.terminal, None);
+        assert_eq!(record.decisions.len(), 5);
+        assert_eq!(record.final_state.ply, 5);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the batch size, collisions and terminals, a search adds exactly its budget of
+    /// visits to a fresh root and never asks for more than a batch at once.
+    #[test]
+    fn budget_and_batch_limits_hold(
+        stones in 1u8..30,
+        simulations in 1u32..200,
+        batch in 1u32..20,
+        gumbel in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let algorithm = if gumbel { Algorithm::Gumbel } else { Algorithm::Puct };
+        let evaluator = Recording::new(RolloutEvaluator::new(seed));
+        let cfg = SearchConfig { algorithm, ..config(simulations, batch) };
+        let mut search = Search::new(Nim::new(stones), cfg, seed).unwrap();
+        let result = search.run(&evaluator).unwrap().clone();
+        prop_assert_eq!(search.root_visits(), simulations);
+        prop_assert_eq!(result.visits.iter().sum::<u32>(), simulations - 1);
+        prop_assert!(evaluator.sizes().iter().all(|&n| n >= 1 && n <= batch as usize));
+        prop_assert!((result.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        prop_assert!(result.actions.contains(&result.chosen));
+    }
+}

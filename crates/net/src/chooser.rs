@@ -1,0 +1,143 @@
+//! The network as the engine of the play page and the terminal game: [`NetChooser`] plays a
+//! [`Level`] with MCTS guided by an exported model, and [`chooser_for`] is the one place that
+//! decides which engine answers (`--model <file>` or the classical players).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use fanorona_engine::{Game, Turn};
+use fanorona_players::levels::{
+    ChooseError, ClassicalChooser, Level, LevelStrength, TurnChooser, check_choosable,
+};
+use fanorona_players::{MctsConfig, Player};
+
+use crate::checkpoint::load_exported;
+use crate::error::NetError;
+use crate::inference::InferenceModel;
+use crate::player::net_player;
+
+/// The network with MCTS (see [`Level`] for the simulations of each level). A fresh player
+/// per request; the network itself is shared.
+#[derive(Debug, Clone)]
+pub struct NetChooser {
+    model: InferenceModel,
+}
+
+impl NetChooser {
+    /// Play with `model`.
+    pub fn new(model: InferenceModel) -> NetChooser {
+        NetChooser { model }
+    }
+}
+
+impl TurnChooser for NetChooser {
+    fn name(&self) -> &str {
+        "net"
+    }
+
+    fn level_strength(&self, level: Level) -> LevelStrength {
+        let description = match level.simulations() {
+            Some(n) if n < 10 => format!("the network's instinct: {n} simulations a step"),
+            Some(n) => format!("the network reading {n} positions a step"),
+            None => "the network searching for up to three seconds".to_string(),
+        };
+        LevelStrength {
+            description,
+            depth: None,
+            simulations: level.simulations(),
+        }
+    }
+
+    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+        check_choosable(game)?;
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .min(level.think_time());
+        let config = MctsConfig {
+            simulations: level
+                .simulations()
+                .unwrap_or(MctsConfig::DEFAULT_SIMULATIONS),
+            millis: level
+                .simulations()
+                .is_none()
+                .then(|| left.as_millis().max(1) as u64),
+            c_puct: crate::player::DEFAULT_C_PUCT,
+            seed: game.position().hash(),
+            batch_size: crate::player::DEFAULT_BATCH,
+        };
+        let mut player = net_player(self.model.clone(), config, "net");
+        Ok(player.choose(game, None)?.turn)
+    }
+}
+
+/// The engine to play with: the classical players without a model file, the network with
+/// MCTS with one (an exported model, `fanorona export`).
+///
+/// This is the one place that decides which engine answers (`--model <file>`).
+pub fn chooser_for(model: Option<&Path>) -> Result<Arc<dyn TurnChooser>, NetError> {
+    match model {
+        None => Ok(Arc::new(ClassicalChooser)),
+        Some(path) => {
+            let (model, _) = load_exported(path)?;
+            Ok(Arc::new(NetChooser::new(model)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_model_file_is_refused_clearly() {
+        let e = chooser_for(Some(Path::new("no-such-net.fnm")))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no-such-net.fnm"), "{e}");
+    }
+
+    #[test]
+    fn levels_are_described_for_the_engine_that_plays_them() {
+        let cfg = crate::NetConfig::new().with_blocks(1).with_channels(8);
+        let net = NetChooser::new(InferenceModel::random(&cfg, &crate::Device::flex()));
+        for level in Level::ALL {
+            let classical = ClassicalChooser.level_strength(level);
+            assert_eq!(classical.description, level.description());
+            assert_eq!(
+                (classical.depth, classical.simulations),
+                (level.depth(), None)
+            );
+            let network = net.level_strength(level);
+            assert_eq!(
+                (network.depth, network.simulations),
+                (None, level.simulations())
+            );
+            assert!(network.description.contains("network"), "{level}");
+            assert_ne!(network.description, classical.description);
+        }
+        assert!(
+            net.level_strength(Level::Medium)
+                .description
+                .contains("160")
+        );
+    }
+
+    #[test]
+    fn a_network_plays_a_legal_turn_at_every_level() {
+        let cfg = crate::NetConfig::new().with_blocks(1).with_channels(8);
+        let model = InferenceModel::random(&cfg, &crate::Device::flex());
+        let chooser = NetChooser::new(model);
+        let game = Game::new(fanorona_engine::Rules::default());
+        for level in [Level::Beginner, Level::Easy] {
+            let turn = chooser
+                .choose(&game, level, Instant::now() + level.think_time())
+                .unwrap();
+            assert!(
+                game.position().try_play_turn(&turn).is_ok(),
+                "{level}: {turn}"
+            );
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Fanorona players: alpha-beta nodes per second at a fixed depth, and MCTS simulations per
+//! second on Fanorona with a trivial evaluator (uniform priors, no rollout), so the MCTS number
+//! measures the tree code plus the engine's step generation.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use fanorona_engine::{Color, Game, Rules};
+use fanorona_mcts::{Search, SearchConfig, UniformEvaluator};
+use fanorona_players::FanoronaState;
+use fanorona_players::arena::random_opening;
+use fanorona_players::{AlphaBetaConfig, AlphaBetaPlayer, Limit, Player};
+
+/// The start position, and games after 6 and 16 random opening turns (the first opening seeds
+/// giving a position with at least 8 legal turns and 8 stones a side, so that there is
+/// something to search).
+fn positions() -> Vec<(&'static str, Game)> {
+    let after = |plies: u32| {
+        (0u64..)
+            .map(|seed| {
+                let mut game = Game::new(Rules::default());
+                for turn in random_opening(seed, plies, Rules::default()) {
+                    game.play_turn(&turn).expect("openings are legal");
+                }
+                game
+            })
+            .find(|g| {
+                let pos = g.position();
+                pos.count_turns() >= 8 && Color::BOTH.iter().all(|&c| pos.stones(c).count() >= 8)
+            })
+            .expect("some opening qualifies")
+    };
+    vec![
+        ("start", Game::new(Rules::default())),
+        ("opening6", after(6)),
+        ("midgame16", after(16)),
+    ]
+}
+
+fn alphabeta(c: &mut Criterion) {
+    let mut group = c.benchmark_group("alphabeta");
+    group.sample_size(10);
+    let config = AlphaBetaConfig {
+        tt_mebibytes: 4,
+        ..AlphaBetaConfig::default()
+    };
+    for (name, game) in positions() {
+        let depth = 4;
+        let mut player = AlphaBetaPlayer::new(config);
+        // Fixed depth and a cleared table: the node count is the same every run.
+        let nodes = player
+            .choose(&game, Some(Limit::Depth(depth)))
+            .expect("position is playable")
+            .info
+            .nodes;
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(BenchmarkId::new(format!("depth{depth}"), name), |b| {
+            b.iter(|| {
+                player.new_game();
+                black_box(
+                    player
+                        .choose(&game, Some(Limit::Depth(depth)))
+                        .map(|c| c.turn),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+fn mcts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mcts_fanorona");
+    for (name, game) in positions() {
+        for batch_size in [1, 8] {
+            let config = SearchConfig {
+                simulations: 800,
+                batch_size,
+                ..SearchConfig::default().for_match()
+            };
+            group.throughput(Throughput::Elements(800));
+            let id = BenchmarkId::new(format!("uniform/800x{batch_size}"), name);
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    let mut search = Search::new(FanoronaState::new(game.clone()), config, 0)
+                        .expect("valid config");
+                    black_box(search.run(&UniformEvaluator::default()).map(|r| r.best))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, alphabeta, mcts);
+criterion_main!(benches);

@@ -1,0 +1,377 @@
+//! The alpha-beta player (see [`AlphaBetaPlayer`]).
+
+mod eval;
+mod search;
+mod tt;
+
+use std::time::{Duration, Instant};
+
+use fanorona_engine::{Game, Position, Turn};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+pub use eval::evaluate;
+use search::{Child, INF, PathEntry, Searcher, WIN, WIN_BOUND, children};
+use tt::Table;
+
+use crate::player::{
+    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable,
+};
+
+/// Deepest nominal depth the player searches, in turns.
+const MAX_DEPTH: u32 = AlphaBetaConfig::MAX_DEPTH;
+
+/// Settings of the alpha-beta player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaBetaConfig {
+    /// Search this many turns deep (at most [`AlphaBetaConfig::MAX_DEPTH`]). `None`: deepen
+    /// until the time runs out.
+    pub depth: Option<u32>,
+    /// Stop deepening after about this many milliseconds. `None`: no time limit. With neither
+    /// limit the player searches [`AlphaBetaConfig::DEFAULT_DEPTH`] deep.
+    pub millis: Option<u64>,
+    /// Most capture turns the quiescence extension adds below the nominal depth (0: none).
+    pub quiescence: u32,
+    /// Size of the transposition table in MiB.
+    pub tt_mebibytes: usize,
+    /// Shuffles the root turns before ordering them, so that equally scored turns are picked
+    /// at random.
+    pub seed: u64,
+}
+
+impl AlphaBetaConfig {
+    /// Deepest nominal depth, in turns.
+    pub const MAX_DEPTH: u32 = 64;
+    /// Depth used when neither a depth nor a time is given.
+    pub const DEFAULT_DEPTH: u32 = 4;
+    /// Default quiescence extension.
+    pub const DEFAULT_QUIESCENCE: u32 = 4;
+    /// Default table size in MiB.
+    pub const DEFAULT_TT_MEBIBYTES: usize = 16;
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> Self {
+        AlphaBetaConfig {
+            depth: Some(Self::DEFAULT_DEPTH),
+            millis: None,
+            quiescence: Self::DEFAULT_QUIESCENCE,
+            tt_mebibytes: Self::DEFAULT_TT_MEBIBYTES,
+            seed: 0,
+        }
+    }
+}
+
+/// The alpha-beta player: turn-level negamax with alpha-beta pruning.
+///
+/// - **Search**: principal variation search over whole turns ([`Position::for_each_turn`], which
+///   enumerates turns and their resulting positions without allocating), iterative deepening
+///   from depth 1, limited by depth, by time, or both. At depth 0 a quiescence extension plays
+///   out captures (at most [`AlphaBetaConfig::quiescence`] more turns) with the static
+///   evaluation as stand-pat score.
+/// - **Transposition table**: direct-mapped, keyed by [`Position::hash`] (placement and side to
+///   move at a turn start), storing score, bound, depth and the best turn's index; kept across
+///   the turns of one game.
+/// - **Move ordering**: the table's turn, then captures by stones taken, then paika steps onto
+///   strong points; at the root, the previous iteration's scores.
+/// - **Evaluation**: [`evaluate`]: material first, then mobility and strong points.
+/// - **End and draw rules**: a side without stones or without a legal move loses; a position
+///   reached again since the last capture is a draw (a first repetition inside the search
+///   tree already counts, as usual in game engines; a position seen only before the root needs
+///   its third time), and so is one where the no-progress limit runs out. The turns at the root are judged by the [`Game`]
+///   itself, with its whole history. Below that, a [`Game`] does not expose its history, so the
+///   player remembers the game's turn-start positions from one call to the next: repetitions of
+///   positions before the root are seen when it plays a whole game; for a game it joins midway
+///   it knows only how often the root itself occurred.
+pub struct AlphaBetaPlayer {
+    name: String,
+    config: AlphaBetaConfig,
+    tt: Table,
+    buffers: Vec<Vec<Child>>,
+    rng: SmallRng,
+    /// Turn-start positions of the current game since its last capture, up to the root of the
+    /// last search.
+    history: Vec<PathEntry>,
+    /// The position after the turn this player chose last.
+    after_last_turn: Option<Position>,
+}
+
+impl std::fmt::Debug for AlphaBetaPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AlphaBetaPlayer")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A finished search: the turn, its score, the depth completed and the nodes.
+#[derive(Clone, Copy, Debug)]
+struct Outcome {
+    turn: Turn,
+    score: Option<i32>,
+    depth: Option<u32>,
+    nodes: u64,
+}
+
+impl AlphaBetaPlayer {
+    /// A player with these settings.
+    pub fn new(config: AlphaBetaConfig) -> Self {
+        AlphaBetaPlayer {
+            name: "alphabeta".into(),
+            tt: Table::new(config.tt_mebibytes),
+            buffers: Vec::new(),
+            rng: SmallRng::seed_from_u64(config.seed),
+            config,
+            history: Vec::new(),
+            after_last_turn: None,
+        }
+    }
+
+    /// Renames the player (for reports).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &AlphaBetaConfig {
+        &self.config
+    }
+
+    /// Brings the remembered turn-start positions up to `game`: extended by the position after
+    /// this player's last turn and the current one when `game` continues from there, otherwise
+    /// restarted from what `game` tells (the root and how often it occurred).
+    fn sync_history(&mut self, game: &Game) {
+        let pos = game.position();
+        let continues = self.after_last_turn.is_some_and(|after| {
+            // Positions compare counters and turn numbers too, so this is exact.
+            let mut found = false;
+            after.for_each_turn(|_, child| found |= child == pos);
+            found
+        });
+        let record = |history: &mut Vec<PathEntry>, p: &Position| {
+            if p.no_capture_turns() == 0 {
+                history.clear();
+            }
+            history.push(PathEntry::of(p));
+        };
+        if let (true, Some(after)) = (continues, self.after_last_turn) {
+            record(&mut self.history, &after);
+            record(&mut self.history, pos);
+        } else {
+            self.history.clear();
+            let seen = game.repetition_count().max(1);
+            for i in 0..seen {
+                self.history.push(PathEntry {
+                    hash: pos.hash(),
+                    reset: i == 0 && pos.no_capture_turns() == 0,
+                });
+            }
+        }
+    }
+
+    fn search(&mut self, game: &Game, max_depth: u32, deadline: Option<Instant>) -> Outcome {
+        let pos = *game.position();
+        // Root turns, shuffled by the seed, then ordered like any node.
+        let mut roots: Vec<(Turn, Child)> = Vec::new();
+        let mut list = Vec::new();
+        children(&pos, &mut list, self.tt.probe(pos.hash()).map(|e| e.best));
+        let mut turns = Vec::with_capacity(list.len());
+        pos.for_each_turn(|t, _| turns.push(*t));
+        for c in &list {
+            roots.push((turns[c.index as usize], *c));
+        }
+        // The game itself decides the turns that end it, with its full history: a third
+        // repetition of a position seen only before the root is caught here even when this
+        // player did not follow the game.
+        let root_outcome = |turn: &Turn| {
+            let mut next = game.clone();
+            next.play_turn(turn).ok()?;
+            next.outcome().map(|o| match o.winner() {
+                Some(w) if w == pos.side_to_move() => WIN - 1,
+                Some(_) => -(WIN - 1),
+                None => 0,
+            })
+        };
+        for i in (1..roots.len()).rev() {
+            let j = self.rng.random_range(0..=i);
+            roots.swap(i, j);
+        }
+        roots.sort_by_key(|(_, c)| std::cmp::Reverse(c.key));
+        let mut decided: Vec<Option<i32>> = roots.iter().map(|(t, _)| root_outcome(t)).collect();
+
+        let mut best = Outcome {
+            turn: roots[0].0,
+            score: None,
+            depth: None,
+            nodes: 1,
+        };
+        if roots.len() == 1 {
+            // A forced turn: played without searching (scored only if it ends the game).
+            best.score = decided[0];
+            return best;
+        }
+        let root_index = self.history.len() - 1;
+        let mut searcher = Searcher {
+            tt: &mut self.tt,
+            buffers: &mut self.buffers,
+            nodes: 1,
+            deadline,
+            stopped: false,
+            path: self.history.clone(),
+            root_index,
+            no_progress_limit: game.rules().no_progress_limit,
+            quiescence: self.config.quiescence,
+        };
+        let started = Instant::now();
+        let mut scores = vec![-INF; roots.len()];
+        for depth in 1..=max_depth.clamp(1, MAX_DEPTH) {
+            let mut alpha = -INF;
+            let beta = INF;
+            let mut iteration_best: Option<(usize, i32)> = None;
+            for (i, (_, child)) in roots.iter().enumerate() {
+                let score = if let Some(score) = decided[i] {
+                    score
+                } else if i == 0 {
+                    -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
+                } else {
+                    let s = -searcher.negamax(&child.pos, depth - 1, -alpha - 1, -alpha, 1);
+                    if s > alpha && !searcher.stopped {
+                        -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
+                    } else {
+                        s
+                    }
+                };
+                if searcher.stopped {
+                    break;
+                }
+                scores[i] = score;
+                if iteration_best.is_none_or(|(_, s)| score > s) {
+                    iteration_best = Some((i, score));
+                    alpha = alpha.max(score);
+                }
+            }
+            // An interrupted iteration still counts for the turns it finished: the previous
+            // best was searched first, so anything that beat it is better at this depth.
+            if let Some((i, score)) = iteration_best {
+                best.turn = roots[i].0;
+                best.score = Some(score);
+            }
+            if searcher.stopped {
+                break;
+            }
+            best.depth = Some(depth);
+            // Best turn first, the others by their (bound) scores.
+            let mut order: Vec<usize> = (0..roots.len()).collect();
+            order.sort_by(|&a, &b| scores[b].cmp(&scores[a]));
+            roots = order.iter().map(|&i| roots[i]).collect();
+            scores = order.iter().map(|&i| scores[i]).collect();
+            decided = order.iter().map(|&i| decided[i]).collect();
+            if best.score.is_some_and(|s| s.abs() >= WIN_BOUND) {
+                break; // a forced result: deeper searches cannot shorten it
+            }
+            if let Some(deadline) = deadline {
+                // The next iteration usually costs several times this one: skip it when it
+                // could not finish anyway.
+                let spent = started.elapsed();
+                if Instant::now() + spent >= deadline {
+                    break;
+                }
+            }
+        }
+        best.nodes = searcher.nodes;
+        best
+    }
+}
+
+/// Converts a root score to the reported form.
+fn score_of(score: i32) -> Score {
+    if score >= WIN_BOUND {
+        Score::WinIn((WIN - score) as u32)
+    } else if score <= -WIN_BOUND {
+        Score::LossIn((WIN + score) as u32)
+    } else {
+        Score::Centistones(score)
+    }
+}
+
+impl Player for AlphaBetaPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, game: &Game, limit: Option<Limit>) -> Result<Choice, PlayerError> {
+        let started = Instant::now();
+        check_playable(game)?;
+        check_limit(limit)?;
+        let (depth, millis) = match limit {
+            Some(Limit::Depth(d)) => (Some(d), None),
+            Some(Limit::Millis(ms)) => (None, Some(ms)),
+            Some(l @ Limit::Simulations(_)) => {
+                return Err(PlayerError::UnsupportedLimit {
+                    player: self.name.clone(),
+                    limit: l,
+                });
+            }
+            None => (self.config.depth, self.config.millis),
+        };
+        let max_depth = match (depth, millis) {
+            (Some(d), _) => d,
+            (None, Some(_)) => MAX_DEPTH,
+            (None, None) => AlphaBetaConfig::DEFAULT_DEPTH,
+        };
+        // A time too far away to represent is no time limit.
+        let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        self.sync_history(game);
+        let found = self.search(game, max_depth, deadline);
+        self.after_last_turn = game.position().try_play_turn(&found.turn).ok();
+        Ok(Choice {
+            turn: found.turn,
+            info: ChoiceInfo {
+                depth: found.depth,
+                score: found.score.map(score_of),
+                nodes: found.nodes,
+                elapsed: started.elapsed(),
+            },
+        })
+    }
+
+    fn new_game(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+        self.after_last_turn = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_engine::Rules;
+
+    #[test]
+    fn remembers_the_turn_start_positions_of_a_game_it_plays() {
+        // One stone each, far apart: nothing can be captured, every turn is a paika step.
+        let start: Position = "8B/9/9/9/W8 w".parse().unwrap();
+        let mut game = Game::from_position(start, Rules::default());
+        let mut player = AlphaBetaPlayer::new(AlphaBetaConfig {
+            depth: Some(1),
+            ..AlphaBetaConfig::default()
+        });
+        let mut seen = vec![game.position().hash()];
+        for _ in 0..3 {
+            let choice = player.choose(&game, None).unwrap();
+            let hashes: Vec<u64> = player.history.iter().map(|e| e.hash).collect();
+            assert_eq!(hashes, seen);
+            game.play_turn(&choice.turn).unwrap();
+            seen.push(game.position().hash());
+            let reply = game.position().legal_turns()[0];
+            game.play_turn(&reply).unwrap();
+            seen.push(game.position().hash());
+        }
+        // A game it did not follow: only the root (and how often it occurred) is known.
+        let other = Game::from_position(start, Rules::default());
+        player.choose(&other, None).unwrap();
+        assert_eq!(player.history.len(), 1);
+    }
+}

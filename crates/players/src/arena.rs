@@ -1,0 +1,474 @@
+//! Match play: two players, many games, several threads, one summary.
+//!
+//! [`play_match`] plays [`MatchConfig::games`] games between player A and player B, each game
+//! with fresh players made by the two factories, on [`MatchConfig::threads`] threads:
+//!
+//! - **Colours alternate**: A is White in even-numbered games (0, 2, ...) and Black in odd ones.
+//! - **Paired random openings**: games `2k` and `2k + 1` start with the same random opening
+//!   ([`random_opening`], [`MatchConfig::opening_plies`] random turns from the start position,
+//!   drawn from the match seed and `k`), so every opening is played once with each colour
+//!   assignment and no pair of games is a copy of another. A *ply* here is one whole turn. The
+//!   opening never ends the game: each of its turns is drawn among the turns after which the
+//!   game goes on (should there be none, the opening is cut short there).
+//! - **Reproducible**: game `i`'s players get random streams derived from the match seed, `i`
+//!   and their side, and results are collected by game number, so the same seed gives the same
+//!   games whatever the number of threads (for players limited by depth or simulations; time
+//!   limits depend on the machine).
+//! - **Runaway guard**: the no-progress rule ends every game, but a game still running after
+//!   [`MatchConfig::max_turns`] turns (possible when that rule is switched off) is stopped and
+//!   scored as a draw, counted under [`MatchResult::turn_limit_draws`].
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc;
+
+use fanorona_engine::{Color, DrawReason, Game, IllegalTurn, Outcome, Position, Rules, Turn};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::elo::{EloEstimate, MatchScore};
+use crate::player::{Player, PlayerError};
+use fanorona_mcts::derive_seed;
+
+/// Settings of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchConfig {
+    /// Games to play.
+    pub games: u32,
+    /// Threads playing games at once (1 to [`MatchConfig::MAX_THREADS`]).
+    pub threads: usize,
+    /// Seed of the openings and of the players' random streams.
+    pub seed: u64,
+    /// Random turns played from the start position before the players take over.
+    pub opening_plies: u32,
+    /// The rules (no-progress limit).
+    pub rules: Rules,
+    /// A game still running after this many turns (opening included) is stopped as a draw.
+    pub max_turns: u32,
+}
+
+impl MatchConfig {
+    /// Default runaway guard: far beyond any game the no-progress rule allows (each capture
+    /// takes a stone, and at most 50 turns pass between captures by default).
+    pub const DEFAULT_MAX_TURNS: u32 = 10_000;
+    /// Most threads a match uses, whatever [`MatchConfig::threads`] says.
+    pub const MAX_THREADS: usize = 1024;
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            games: 100,
+            threads: 1,
+            seed: 0,
+            opening_plies: 4,
+            rules: Rules::default(),
+            max_turns: Self::DEFAULT_MAX_TURNS,
+        }
+    }
+}
+
+/// One of the two players of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The first player: the results are given from its point of view.
+    A,
+    /// The second player.
+    B,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::A => "A",
+            Side::B => "B",
+        })
+    }
+}
+
+/// An error from a player factory.
+pub type FactoryError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Makes a fresh player for one game, given the seed of its random stream.
+pub type PlayerFactory<'a> = dyn Fn(u64) -> Result<Box<dyn Player>, FactoryError> + Sync + 'a;
+
+/// Why a match stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A factory could not make a player.
+    #[error("game {game}: could not make player {side}: {source}")]
+    Factory {
+        /// 1-based game number.
+        game: u32,
+        /// Which player.
+        side: Side,
+        /// The factory's error.
+        source: FactoryError,
+    },
+    /// A player could not choose a turn.
+    #[error("game {game}: player {side} ({name}) failed: {source}")]
+    Player {
+        /// 1-based game number.
+        game: u32,
+        /// Which player.
+        side: Side,
+        /// Its name.
+        name: String,
+        /// What went wrong.
+        source: PlayerError,
+    },
+    /// A player chose an illegal turn.
+    #[error(
+        "game {game}: player {side} ({name}) chose the illegal turn {turn} in {position}: {source}"
+    )]
+    IllegalTurn {
+        /// 1-based game number.
+        game: u32,
+        /// Which player.
+        side: Side,
+        /// Its name.
+        name: String,
+        /// The turn, in notation.
+        turn: String,
+        /// The position, in notation.
+        position: String,
+        /// Why it is illegal.
+        source: Box<IllegalTurn>,
+    },
+}
+
+/// Result of one game for player A.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// A won.
+    Win,
+    /// Nobody won.
+    Draw,
+    /// A lost.
+    Loss,
+}
+
+/// One game of a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// 0-based game number.
+    pub index: u32,
+    /// The colour player A had.
+    pub a_color: Color,
+    /// The position the game started from (the start position; the opening is in `turns`).
+    pub start: Position,
+    /// How many of the first `turns` were the random opening.
+    pub opening_turns: u32,
+    /// Every turn, in order, opening included.
+    pub turns: Vec<Turn>,
+    /// How it ended; `None` when it was stopped by [`MatchConfig::max_turns`].
+    pub outcome: Option<Outcome>,
+}
+
+impl GameRecord {
+    /// The result for player A (a stopped game is a draw).
+    pub fn result_for_a(&self) -> GameResult {
+        match self.outcome.and_then(Outcome::winner) {
+            Some(w) if w == self.a_color => GameResult::Win,
+            Some(_) => GameResult::Loss,
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The player who had `color`.
+    pub fn side_of(&self, color: Color) -> Side {
+        if color == self.a_color {
+            Side::A
+        } else {
+            Side::B
+        }
+    }
+
+    /// The score string: `1-0`, `0-1`, `1/2-1/2`, or `*` for a stopped game.
+    pub fn score(&self) -> &'static str {
+        self.outcome.map_or("*", Outcome::score)
+    }
+
+    /// Why it ended: `all-captured`, `no-legal-move`, `repetition`, `no-progress`, or
+    /// `turn-limit` for a stopped game.
+    pub fn reason(&self) -> &'static str {
+        self.outcome.map_or("turn-limit", Outcome::reason_tag)
+    }
+
+    /// The game as one line of a games file, fields separated by `" | "`:
+    ///
+    /// ```text
+    /// <game number> white=<A|B> black=<A|B> opening=<K> | <start position> | <turn> <turn> ... | <result> <reason>
+    /// ```
+    ///
+    /// The game number is 1-based; the start position and the turns are in the notation of
+    /// RULES.md, the turns separated by single spaces (the first `K` are the random opening);
+    /// the result is `1-0`, `0-1`, `1/2-1/2` or `*` (stopped), and the reason is one of
+    /// [`GameRecord::reason`]'s tags. Example:
+    ///
+    /// ```text
+    /// 1 white=A black=B opening=2 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a ... | 1-0 all-captured
+    /// ```
+    pub fn to_line(&self) -> String {
+        let turns: Vec<String> = self.turns.iter().map(Turn::to_string).collect();
+        format!(
+            "{} white={} black={} opening={} | {} | {} | {} {}",
+            self.index + 1,
+            self.side_of(Color::White),
+            self.side_of(Color::Black),
+            self.opening_turns,
+            self.start,
+            turns.join(" "),
+            self.score(),
+            self.reason()
+        )
+    }
+}
+
+/// The result of a match, from player A's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchResult {
+    /// Wins, draws and losses of A.
+    pub score: MatchScore,
+    /// Draws by threefold repetition.
+    pub repetition_draws: u32,
+    /// Draws by the no-progress rule.
+    pub no_progress_draws: u32,
+    /// Games stopped by [`MatchConfig::max_turns`] (counted as draws).
+    pub turn_limit_draws: u32,
+    /// Every game, by game number.
+    pub games: Vec<GameRecord>,
+}
+
+impl MatchResult {
+    /// A's mean score in [0, 1] (`None` with no games).
+    pub fn mean_score(&self) -> Option<f64> {
+        self.score.score()
+    }
+
+    /// Elo difference of A over B with a 95% interval; infinite at a 0% or 100% score (see
+    /// [`crate::elo`]).
+    pub fn elo(&self) -> Option<EloEstimate> {
+        self.score.elo()
+    }
+
+    /// Mean game length in turns, opening included (0 with no games).
+    pub fn average_turns(&self) -> f64 {
+        if self.games.is_empty() {
+            return 0.0;
+        }
+        let total: usize = self.games.iter().map(|g| g.turns.len()).sum();
+        total as f64 / self.games.len() as f64
+    }
+
+    fn add(&mut self, record: GameRecord) {
+        match record.result_for_a() {
+            GameResult::Win => self.score.wins += 1,
+            GameResult::Draw => self.score.draws += 1,
+            GameResult::Loss => self.score.losses += 1,
+        }
+        match record.outcome {
+            Some(Outcome::Draw(DrawReason::Repetition)) => self.repetition_draws += 1,
+            Some(Outcome::Draw(DrawReason::NoProgress)) => self.no_progress_draws += 1,
+            Some(Outcome::Win { .. }) => {}
+            None => self.turn_limit_draws += 1,
+        }
+        self.games.push(record);
+    }
+}
+
+/// `plies` random whole turns from the start position, drawn from `seed`, none of which ends
+/// the game (the list is shorter if at some point every turn would end it).
+pub fn random_opening(seed: u64, plies: u32, rules: Rules) -> Vec<Turn> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = Game::new(rules);
+    let mut turns = Vec::with_capacity(plies as usize);
+    let mut candidates = Vec::new();
+    for _ in 0..plies {
+        candidates.clear();
+        for turn in game.position().legal_turns() {
+            let mut next = game.clone();
+            if next.play_turn(&turn).is_ok() && next.outcome().is_none() {
+                candidates.push(turn);
+            }
+        }
+        if candidates.is_empty() {
+            break;
+        }
+        let turn = candidates[rng.random_range(0..candidates.len())];
+        if game.play_turn(&turn).is_err() {
+            break;
+        }
+        turns.push(turn);
+    }
+    turns
+}
+
+/// Seed of the opening of game pair `pair`.
+fn opening_seed(seed: u64, pair: u64) -> u64 {
+    // A different stream from the players' (see `player_stream`).
+    derive_seed(seed ^ 0x6F70_656E_696E_6773, pair) // "openings"
+}
+
+/// Seed of the random stream of `side` in game `index`.
+pub fn player_stream(seed: u64, index: u32, side: Side) -> u64 {
+    let side = match side {
+        Side::A => 0,
+        Side::B => 1,
+    };
+    derive_seed(seed, (u64::from(index) << 1) | side)
+}
+
+/// Plays game `index` of the match.
+fn play_game(
+    config: &MatchConfig,
+    index: u32,
+    make_a: &PlayerFactory<'_>,
+    make_b: &PlayerFactory<'_>,
+) -> Result<GameRecord, MatchError> {
+    let game_number = index + 1;
+    let pair = u64::from(index / 2);
+    let a_color = if index.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let make = |side: Side, factory: &PlayerFactory<'_>| {
+        factory(player_stream(config.seed, index, side)).map_err(|source| MatchError::Factory {
+            game: game_number,
+            side,
+            source,
+        })
+    };
+    let mut a = make(Side::A, make_a)?;
+    let mut b = make(Side::B, make_b)?;
+    a.new_game();
+    b.new_game();
+
+    let opening = random_opening(
+        opening_seed(config.seed, pair),
+        config.opening_plies,
+        config.rules,
+    );
+    let mut game = Game::new(config.rules);
+    let start = *game.position();
+    for turn in &opening {
+        // The opening was drawn by playing these very turns.
+        let _ = game.play_turn(turn);
+    }
+    let mut record = GameRecord {
+        index,
+        a_color,
+        start,
+        opening_turns: opening.len() as u32,
+        turns: opening,
+        outcome: None,
+    };
+    while record.turns.len() < config.max_turns as usize {
+        if let Some(outcome) = game.outcome() {
+            record.outcome = Some(outcome);
+            break;
+        }
+        let color = game.position().side_to_move();
+        let side = record.side_of(color);
+        let player: &mut Box<dyn Player> = if side == Side::A { &mut a } else { &mut b };
+        let choice = player
+            .choose(&game, None)
+            .map_err(|source| MatchError::Player {
+                game: game_number,
+                side,
+                name: player.name().to_string(),
+                source,
+            })?;
+        let position = game.position().to_string();
+        game.play_turn(&choice.turn)
+            .map_err(|source| MatchError::IllegalTurn {
+                game: game_number,
+                side,
+                name: player.name().to_string(),
+                turn: choice.turn.to_string(),
+                position,
+                source: Box::new(source),
+            })?;
+        record.turns.push(choice.turn);
+    }
+    if record.outcome.is_none() {
+        record.outcome = game.outcome();
+    }
+    Ok(record)
+}
+
+/// Plays a match (see the [module docs](self)). `on_game` is called on the calling thread
+/// after each finished game, in the order games finish, with the totals so far (for progress
+/// displays). The first error stops the match.
+pub fn play_match(
+    config: &MatchConfig,
+    make_a: &PlayerFactory<'_>,
+    make_b: &PlayerFactory<'_>,
+    mut on_game: impl FnMut(&GameRecord, &MatchScore),
+) -> Result<MatchResult, MatchError> {
+    let next = AtomicU32::new(0);
+    let abort = AtomicBool::new(false);
+    let threads = config
+        .threads
+        .clamp(1, MatchConfig::MAX_THREADS)
+        .min(config.games.max(1) as usize);
+    let (sender, receiver) = mpsc::channel::<Result<GameRecord, MatchError>>();
+    let mut records: Vec<GameRecord> = Vec::new();
+    let mut running = MatchScore::default();
+    let mut first_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let (next, abort) = (&next, &abort);
+            scope.spawn(move || {
+                while !abort.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games {
+                        break;
+                    }
+                    let result = play_game(config, index, make_a, make_b);
+                    if result.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    if sender.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for result in receiver {
+            match result {
+                Ok(record) => {
+                    match record.result_for_a() {
+                        GameResult::Win => running.wins += 1,
+                        GameResult::Draw => running.draws += 1,
+                        GameResult::Loss => running.losses += 1,
+                    }
+                    on_game(&record, &running);
+                    records.push(record);
+                }
+                Err(e) => {
+                    abort.store(true, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    records.sort_by_key(|r| r.index);
+    let mut result = MatchResult {
+        score: MatchScore::default(),
+        repetition_draws: 0,
+        no_progress_draws: 0,
+        turn_limit_draws: 0,
+        games: Vec::with_capacity(records.len()),
+    };
+    for record in records {
+        result.add(record);
+    }
+    Ok(result)
+}

@@ -1,0 +1,256 @@
+//! Strength levels, and the seam between the programs that play against a person (the web
+//! server and the terminal game) and the engine that picks the computer's turns.
+//!
+//! Both call a [`TurnChooser`] at a named [`Level`]. [`ClassicalChooser`] plays with this
+//! crate's greedy and alpha-beta players; the network crate's `chooser_for` is the one place
+//! that decides which implementation runs (the network with MCTS when a model file is given).
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use fanorona_engine::{Game, Outcome, Turn};
+use thiserror::Error;
+
+use crate::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
+use crate::greedy::GreedyPlayer;
+use crate::player::{Player, PlayerError};
+
+/// Picks the computer's turn in a game.
+///
+/// Implementations must be cheap to share between threads: the server calls one instance
+/// from many blocking threads at once.
+pub trait TurnChooser: Send + Sync {
+    /// A short name for logs and `/api/info`, e.g. `alphabeta`.
+    fn name(&self) -> &str;
+
+    /// A legal turn for the side to move in `game`, chosen with the strength of `level`.
+    ///
+    /// Should return by `deadline` (a little over is fine; the caller bounds it by
+    /// [`Level::think_time`] and the server's own cap). Fails only when there is nothing to
+    /// choose: the game is over, or it is in the middle of a chain that has no continuation.
+    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError>;
+
+    /// What `level` means with this engine, for `/api/info` and the page. The default
+    /// describes the classical engine ([`Level::description`], [`Level::depth`]).
+    fn level_strength(&self, level: Level) -> LevelStrength {
+        LevelStrength {
+            description: level.description().to_string(),
+            depth: level.depth(),
+            simulations: None,
+        }
+    }
+}
+
+/// How strong a level is with a given engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelStrength {
+    /// One line for people: what playing this level is like.
+    pub description: String,
+    /// Alpha-beta depth in turns, for the classical engine (`None`: not a depth search, or
+    /// as deep as the think time allows).
+    pub depth: Option<u32>,
+    /// Network simulations per step (`None`: not the network, or as many as the think time
+    /// allows).
+    pub simulations: Option<u32>,
+}
+
+/// Why no turn could be chosen.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ChooseError {
+    /// The game is already over.
+    #[error("the game is over ({0})")]
+    GameOver(Outcome),
+    /// The side to move has no legal turn (only from a position mid-chain or a set-up one).
+    #[error("the side to move has no legal turn")]
+    NoLegalTurn,
+    /// The player could not choose (for example: a capture chain is in progress, and players
+    /// choose whole turns).
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+}
+
+/// The checks before any engine is asked: the game goes on and has a legal action.
+pub fn check_choosable(game: &Game) -> Result<(), ChooseError> {
+    if let Some(outcome) = game.outcome() {
+        return Err(ChooseError::GameOver(outcome));
+    }
+    if game.position().legal_actions().is_empty() {
+        return Err(ChooseError::NoLegalTurn);
+    }
+    Ok(())
+}
+
+/// A named playing strength.
+///
+/// | level | without a model | with a model (network + MCTS) | think time |
+/// | --- | --- | --- | --- |
+/// | `beginner` | `greedy`: the biggest capture now, no look-ahead (easy to lure into traps) | 4 simulations per step | instant |
+/// | `easy` | `alphabeta`, 2 turns deep | 32 simulations | up to 0.3 s |
+/// | `medium` | `alphabeta`, 4 turns deep | 160 simulations | up to 1 s |
+/// | `hard` | `alphabeta`, as deep as 3 seconds allow | as many as 3 seconds allow | up to 3 s |
+///
+/// The players are deterministic for a given game (their seeds derive from the position), so
+/// tests and bug reports can rely on a level playing the same turn in the same game.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Takes the biggest capture it sees, without looking ahead.
+    Beginner,
+    /// Looks two turns ahead.
+    Easy,
+    /// Looks four turns ahead (the default).
+    #[default]
+    Medium,
+    /// Thinks for up to three seconds.
+    Hard,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 4] = [Level::Beginner, Level::Easy, Level::Medium, Level::Hard];
+
+    /// The level's name as written on the command line and in the API.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Beginner => "beginner",
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+
+    /// One line for people: what playing this level is like.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Level::Beginner => "takes the biggest capture it sees, without looking ahead",
+            Level::Easy => "looks two turns ahead",
+            Level::Medium => "looks four turns ahead",
+            Level::Hard => "thinks for up to three seconds",
+        }
+    }
+
+    /// How long the engine may think for one turn at this level.
+    pub const fn think_time(self) -> Duration {
+        match self {
+            Level::Beginner => Duration::from_millis(100),
+            Level::Easy => Duration::from_millis(300),
+            Level::Medium => Duration::from_millis(1000),
+            Level::Hard => Duration::from_millis(3000),
+        }
+    }
+
+    /// Network simulations per step (`None`: as many as the think time allows).
+    pub const fn simulations(self) -> Option<u32> {
+        match self {
+            Level::Beginner => Some(4),
+            Level::Easy => Some(32),
+            Level::Medium => Some(160),
+            Level::Hard => None,
+        }
+    }
+
+    /// Alpha-beta search depth in turns (`None`: deepen until the time is up).
+    pub const fn depth(self) -> Option<u32> {
+        match self {
+            Level::Beginner => Some(0),
+            Level::Easy => Some(2),
+            Level::Medium => Some(4),
+            Level::Hard => None,
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A level name that is not one of [`Level::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown level {0:?}; expected one of beginner, easy, medium, hard")]
+pub struct UnknownLevel(pub String);
+
+impl FromStr for Level {
+    type Err = UnknownLevel;
+
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownLevel(s.to_string()))
+    }
+}
+
+/// The classical players: `greedy` for [`Level::Beginner`], `alphabeta` for the others.
+/// Stateless between calls: every request gets a fresh player, so one instance serves any
+/// number of threads.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ClassicalChooser;
+
+/// Transposition table per search in the server: small, since many searches may run at once.
+const SERVER_TT_MEBIBYTES: usize = 4;
+
+impl TurnChooser for ClassicalChooser {
+    fn name(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+        check_choosable(game)?;
+        let seed = game.position().hash();
+        let mut player: Box<dyn Player> = match level.depth() {
+            Some(0) => Box::new(GreedyPlayer::new(seed)),
+            depth => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let millis = left.min(level.think_time()).as_millis().max(1) as u64;
+                Box::new(AlphaBetaPlayer::new(AlphaBetaConfig {
+                    depth,
+                    millis: Some(millis),
+                    tt_mebibytes: SERVER_TT_MEBIBYTES,
+                    seed,
+                    ..AlphaBetaConfig::default()
+                }))
+            }
+        };
+        Ok(player.choose(game, None)?.turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_names_round_trip() {
+        for level in Level::ALL {
+            assert_eq!(level.name().parse::<Level>(), Ok(level));
+            assert_eq!(level.to_string(), level.name());
+        }
+        assert_eq!("HARD".parse::<Level>(), Ok(Level::Hard));
+        let e = "grandmaster".parse::<Level>().unwrap_err().to_string();
+        assert!(e.contains("beginner, easy, medium, hard"), "{e}");
+    }
+
+    #[test]
+    fn levels_get_stronger() {
+        for pair in Level::ALL.windows(2) {
+            assert!(pair[0].think_time() < pair[1].think_time());
+            let depth = |l: Level| l.depth().unwrap_or(u32::MAX);
+            assert!(depth(pair[0]) < depth(pair[1]));
+        }
+    }
+
+    #[test]
+    fn every_level_plays_a_legal_turn() {
+        let game = Game::new(fanorona_engine::Rules::default());
+        for level in Level::ALL {
+            let deadline = Instant::now() + level.think_time();
+            let turn = ClassicalChooser.choose(&game, level, deadline).unwrap();
+            assert!(
+                game.position().try_play_turn(&turn).is_ok(),
+                "{level}: {turn}"
+            );
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The MCTS player: plain UCT (the generic search with uniform priors and random rollouts), or
+//! the network player when a network is its evaluator.
+
+use std::time::{Duration, Instant};
+
+use fanorona_engine::{Action, Game, Turn};
+
+use fanorona_mcts::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, derive_seed};
+
+use crate::player::{
+    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable,
+};
+use crate::state::FanoronaState;
+
+/// Settings of the MCTS player.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Simulations for each decision step (a turn with a capture chain has several steps).
+    pub simulations: u32,
+    /// If set, think about this many milliseconds per turn instead of a fixed number of
+    /// simulations: each step of the turn gets half the time left (at least one batch of
+    /// [`MctsConfig::TIME_CHUNK`] simulations).
+    pub millis: Option<u64>,
+    /// PUCT exploration constant. With uniform priors `1/n` over `n` actions the exploration
+    /// term is `c * sqrt(N) / (n (1 + N_a))`, so this is larger than a UCT constant.
+    pub c_puct: f32,
+    /// Seed of the rollouts.
+    pub seed: u64,
+    /// Leaves collected (under virtual loss) per evaluator call: 1 for rollouts, more for a
+    /// network, whose evaluations are cheaper in batches.
+    pub batch_size: u32,
+}
+
+impl MctsConfig {
+    /// Default simulations per step.
+    pub const DEFAULT_SIMULATIONS: u32 = 800;
+    /// Default exploration constant.
+    pub const DEFAULT_C_PUCT: f32 = 4.0;
+    /// Simulations run between two looks at the clock in timed mode.
+    pub const TIME_CHUNK: u32 = 64;
+
+    /// The search settings: PUCT, `batch_size` leaves at a time (1: plain sequential MCTS),
+    /// no noise, the most visited action, subtree reuse between the steps of a turn.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            algorithm: Algorithm::Puct,
+            simulations: self.simulations.max(1),
+            batch_size: self.batch_size.max(1),
+            c_puct: self.c_puct,
+            reuse_tree: true,
+            ..SearchConfig::default().for_match()
+        }
+    }
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            simulations: Self::DEFAULT_SIMULATIONS,
+            millis: None,
+            c_puct: Self::DEFAULT_C_PUCT,
+            seed: 0,
+            batch_size: 1,
+        }
+    }
+}
+
+/// MCTS at the step level: one search per step of the turn (the subtree of the step played
+/// is kept for the next step), accumulated into a whole turn. A fresh tree is built at every
+/// turn start.
+///
+/// With the default [`RolloutEvaluator`] this is plain UCT (uniform priors, random
+/// rollouts); with a network as the evaluator it is the AlphaZero-style player.
+#[derive(Debug)]
+pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
+    name: String,
+    config: MctsConfig,
+    evaluator: E,
+    turns: u64,
+}
+
+impl MctsPlayer<RolloutEvaluator> {
+    /// Plain UCT with these settings.
+    pub fn new(config: MctsConfig) -> Self {
+        MctsPlayer::with_evaluator(config, RolloutEvaluator::new(config.seed))
+    }
+}
+
+impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
+    /// MCTS with `evaluator` giving priors and values.
+    pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Self {
+        MctsPlayer {
+            name: "mcts".into(),
+            config,
+            evaluator,
+            turns: 0,
+        }
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &E {
+        &self.evaluator
+    }
+
+    /// Renames the player (for reports).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+}
+
+impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, game: &Game, limit: Option<Limit>) -> Result<Choice, PlayerError> {
+        let started = Instant::now();
+        check_playable(game)?;
+        check_limit(limit)?;
+        let (simulations, millis) = match limit {
+            Some(Limit::Simulations(n)) => (n, None),
+            Some(Limit::Millis(ms)) => (self.config.simulations, Some(ms)),
+            Some(l @ Limit::Depth(_)) => {
+                return Err(PlayerError::UnsupportedLimit {
+                    player: self.name.clone(),
+                    limit: l,
+                });
+            }
+            None => (self.config.simulations, self.config.millis),
+        };
+        // A time too far away to represent is no time limit (simulations then decide).
+        let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        let config = MctsConfig {
+            simulations,
+            ..self.config
+        }
+        .search_config();
+        self.turns += 1;
+        let seed = derive_seed(self.config.seed, self.turns);
+        let mut search = Search::new(FanoronaState::new(game.clone()), config, seed)?;
+        let mut turn = Turn::empty();
+        let mut total = 0u64;
+        let mut value = None;
+        loop {
+            let result = match deadline {
+                None => search.run_with(&self.evaluator, simulations).cloned(),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    let step_end = now + deadline.saturating_duration_since(now) / 2;
+                    let mut last = None;
+                    loop {
+                        let chunk = search
+                            .run_with(&self.evaluator, MctsConfig::TIME_CHUNK)
+                            .cloned();
+                        let Some(chunk) = chunk else { break };
+                        total += u64::from(chunk.simulations);
+                        last = Some(chunk);
+                        if Instant::now() >= step_end {
+                            break;
+                        }
+                    }
+                    // Count the chunks' simulations once: the result below adds the last one.
+                    if let Some(r) = &last {
+                        total -= u64::from(r.simulations);
+                    }
+                    last
+                }
+            };
+            let Some(result) = result else { break };
+            total += u64::from(result.simulations);
+            value.get_or_insert(result.value);
+            let action = result.best;
+            if let Action::Step(step) = action {
+                turn.push(step);
+            }
+            search.advance(action);
+            if search.root_state().position().is_turn_start() {
+                break;
+            }
+        }
+        Ok(Choice {
+            turn,
+            info: ChoiceInfo {
+                depth: None,
+                score: value.map(Score::Value),
+                nodes: total,
+                elapsed: started.elapsed(),
+            },
+        })
+    }
+}

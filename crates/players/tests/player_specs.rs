@@ -1,0 +1,131 @@
+//! Player specifications: what parses, what builds, and what the errors say.
+
+use fanorona_engine::{Game, Rules};
+use fanorona_players::{AlphaBetaConfig, MctsConfig, PlayerSpec, Registry, SpecError};
+
+fn spec(text: &str) -> PlayerSpec {
+    text.parse()
+        .unwrap_or_else(|e| panic!("{text:?} should parse: {e}"))
+}
+
+#[test]
+fn accepted_specs_build_players_that_play() {
+    let game = Game::new(Rules::default());
+    for text in [
+        "random",
+        "greedy",
+        "greedy:seed=7",
+        "alphabeta",
+        "alphabeta:depth=2",
+        "alphabeta:ms=20",
+        "alphabeta:depth=3,ms=50,q=0,tt=1,seed=9",
+        "mcts:sims=20",
+        "mcts:sims=20,c=1.5,seed=1",
+        "mcts:ms=20",
+        " alphabeta : depth = 2 ",
+    ] {
+        let s = spec(text);
+        Registry::classical()
+            .check(&s)
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        let mut player = Registry::classical().build(&s, 0).unwrap();
+        let choice = player.choose(&game, None).unwrap();
+        assert!(
+            game.position().try_play_turn(&choice.turn).is_ok(),
+            "{text}"
+        );
+        assert_eq!(player.name(), s.to_string());
+    }
+}
+
+#[test]
+fn values_land_in_the_configs() {
+    let c = AlphaBetaConfig::from_spec(&spec("alphabeta:depth=6,q=2,tt=8,seed=3"), 0).unwrap();
+    assert_eq!(c.depth, Some(6));
+    assert_eq!(c.millis, None);
+    assert_eq!((c.quiescence, c.tt_mebibytes), (2, 8));
+    // A time limit alone means no depth limit; nothing at all means the default depth.
+    let c = AlphaBetaConfig::from_spec(&spec("alphabeta:ms=100"), 0).unwrap();
+    assert_eq!((c.depth, c.millis), (None, Some(100)));
+    let c = AlphaBetaConfig::from_spec(&spec("alphabeta"), 0).unwrap();
+    assert_eq!(c.depth, Some(AlphaBetaConfig::DEFAULT_DEPTH));
+    let m = MctsConfig::from_spec(&spec("mcts:sims=800"), 0).unwrap();
+    assert_eq!(m.simulations, 800);
+    assert_eq!(m.c_puct, MctsConfig::DEFAULT_C_PUCT);
+    // Seeds: streams differ, the same stream repeats, and `seed=` changes them.
+    let s = spec("random");
+    assert_ne!(s.stream_seed(1).unwrap(), s.stream_seed(2).unwrap());
+    assert_eq!(s.stream_seed(1).unwrap(), s.stream_seed(1).unwrap());
+    assert_ne!(
+        s.stream_seed(1).unwrap(),
+        spec("random:seed=5").stream_seed(1).unwrap()
+    );
+}
+
+#[test]
+fn syntax_errors_are_caught_by_parsing() {
+    type Check = fn(&SpecError) -> bool;
+    let cases: [(&str, Check); 8] = [
+        ("", |e| matches!(e, SpecError::Empty)),
+        ("   ", |e| matches!(e, SpecError::Empty)),
+        ("AlphaBeta", |e| matches!(e, SpecError::BadKind(_))),
+        (":depth=3", |e| matches!(e, SpecError::BadKind(_))),
+        ("alphabeta:", |e| {
+            matches!(e, SpecError::BadParameter { .. })
+        }),
+        ("alphabeta:depth", |e| {
+            matches!(e, SpecError::BadParameter { .. })
+        }),
+        ("mcts:sims=", |e| {
+            matches!(e, SpecError::BadParameter { .. })
+        }),
+        (
+            "alphabeta:depth=3,depth=4",
+            |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "depth"),
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = text.parse::<PlayerSpec>().unwrap_err();
+        assert!(expected(&err), "{text:?}: {err:?}");
+        assert!(!err.to_string().is_empty());
+    }
+}
+
+#[test]
+fn unknown_kinds_parse_generically_but_are_not_in_the_classical_registry() {
+    let s = spec("net:path=model.fnm,sims=200");
+    assert_eq!(s.kind(), "net");
+    assert_eq!(s.get("path"), Some("model.fnm"));
+    assert_eq!(s.get("sims"), Some("200"));
+    assert_eq!(s.to_string(), "net:path=model.fnm,sims=200");
+    let err = Registry::classical().check(&s).unwrap_err();
+    assert!(matches!(&err, SpecError::UnknownKind { kind, .. } if kind == "net"));
+    assert!(err.to_string().contains("alphabeta"), "{err}");
+    assert!(Registry::classical().build(&spec("minimax"), 0).is_err());
+}
+
+#[test]
+fn bad_keys_and_values_are_named() {
+    for (text, key, needle) in [
+        ("random:depth=3", "depth", "unknown parameter"),
+        ("alphabeta:sims=3", "sims", "unknown parameter"),
+        ("mcts:depth=3", "depth", "unknown parameter"),
+        ("alphabeta:depth=0", "depth", "bad value"),
+        ("alphabeta:depth=65", "depth", "bad value"),
+        ("alphabeta:depth=four", "depth", "bad value"),
+        ("alphabeta:ms=0", "ms", "bad value"),
+        ("alphabeta:q=33", "q", "bad value"),
+        ("alphabeta:tt=0", "tt", "bad value"),
+        ("mcts:sims=0", "sims", "bad value"),
+        ("mcts:sims=-5", "sims", "bad value"),
+        ("mcts:c=0", "c", "bad value"),
+        ("mcts:c=nan", "c", "bad value"),
+        ("random:seed=-1", "seed", "bad value"),
+        ("greedy:seed=x", "seed", "bad value"),
+    ] {
+        let err = Registry::classical().check(&spec(text)).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains(needle), "{text}: {message}");
+        assert!(message.contains(&format!("`{key}`")), "{text}: {message}");
+    }
+}

@@ -1,0 +1,381 @@
+//! Rating and gating: matches of the network (with search) against fixed baselines (any
+//! registered player, `net:` included) and the previous rated network, appended to
+//! `ratings.csv`, logged and sent to TensorBoard; with gating, the decision whether the new
+//! network replaces the best one in self-play.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+
+use fanorona_engine::Rules;
+use fanorona_mcts::derive_seed;
+use fanorona_net::{InferenceModel, Trainer, net_player, player_registry};
+use fanorona_players::arena::{FactoryError, MatchConfig, MatchError, MatchResult, play_match};
+use fanorona_players::elo::{EloEstimate, MatchScore, elo_text};
+use fanorona_players::{MctsConfig, Player, PlayerSpec};
+
+use crate::run::{Run, RunState, TrainError};
+
+/// One rating match.
+#[derive(Clone, Debug)]
+pub struct Rating {
+    /// The opponent, as a player spec or `ckpt-<steps>`.
+    pub opponent: String,
+    /// Wins, draws, losses of the network.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Mean score of the network (win 1, draw 1/2).
+    pub score: f64,
+    /// Elo difference and its 95% interval (infinite bounds at 0% or 100%).
+    pub elo: Option<EloEstimate>,
+}
+
+impl Rating {
+    fn from_result(opponent: &str, result: &MatchResult) -> Rating {
+        let score: MatchScore = result.score;
+        Rating {
+            opponent: opponent.to_string(),
+            wins: score.wins,
+            draws: score.draws,
+            losses: score.losses,
+            score: result.mean_score().unwrap_or(0.5),
+            elo: result.elo(),
+        }
+    }
+
+    /// Games decided by a win or a loss.
+    pub fn decisive(&self) -> u32 {
+        self.wins + self.losses
+    }
+}
+
+/// Settings of the network player in rating games.
+pub fn rating_player_config(simulations: u32, seed: u64) -> MctsConfig {
+    MctsConfig {
+        simulations,
+        millis: None,
+        c_puct: fanorona_net::player::DEFAULT_C_PUCT,
+        seed,
+        batch_size: fanorona_net::player::DEFAULT_BATCH,
+    }
+}
+
+/// How rating matches are played.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingMatch {
+    /// Games per opponent.
+    pub games: u32,
+    /// Simulations per step of both networks.
+    pub simulations: u32,
+    /// Random opening turns before each pair of games.
+    pub opening_plies: u32,
+    /// The rules.
+    pub rules: Rules,
+    /// Seed of the openings and players.
+    pub seed: u64,
+}
+
+/// Why a rating match could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum RatingError {
+    /// A baseline is not a valid player spec.
+    #[error("baseline {0:?}: {1}")]
+    Baseline(String, fanorona_players::SpecError),
+    /// The match stopped.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// An earlier checkpoint could not be loaded.
+    #[error(transparent)]
+    Net(#[from] fanorona_net::NetError),
+}
+
+/// Play the games of `how` with the network `model` against `opponent` (a player spec or
+/// another network) and return the rating, named `opponent_name`.
+pub fn rate(
+    model: &InferenceModel,
+    opponent_name: &str,
+    opponent: Opponent<'_>,
+    how: &RatingMatch,
+) -> Result<Rating, RatingError> {
+    let config = MatchConfig {
+        games: how.games,
+        threads: 2,
+        seed: how.seed,
+        opening_plies: how.opening_plies,
+        rules: how.rules,
+        ..MatchConfig::default()
+    };
+    let simulations = how.simulations;
+    let make_net = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
+        Ok(Box::new(net_player(
+            model.clone(),
+            rating_player_config(simulations, stream),
+            "net",
+        )))
+    };
+    let result = match opponent {
+        Opponent::Spec(spec) => {
+            let registry = player_registry();
+            let make = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
+                Ok(registry.build(spec, stream)?)
+            };
+            play_match(&config, &make_net, &make, |_, _| {})
+        }
+        Opponent::Net(other) => {
+            let make = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
+                Ok(Box::new(net_player(
+                    other.clone(),
+                    rating_player_config(simulations, stream),
+                    "previous",
+                )))
+            };
+            play_match(&config, &make_net, &make, |_, _| {})
+        }
+    }?;
+    Ok(Rating::from_result(opponent_name, &result))
+}
+
+/// Who the network plays in a rating match.
+pub enum Opponent<'a> {
+    /// A registered player.
+    Spec(&'a PlayerSpec),
+    /// An earlier network.
+    Net(&'a InferenceModel),
+}
+
+/// Append ratings of the checkpoint after `steps` optimiser steps to `ratings.csv`
+/// (with a header when the file is new).
+pub fn append_ratings(
+    path: &Path,
+    steps: u64,
+    state: &RunState,
+    ratings: &[Rating],
+) -> std::io::Result<()> {
+    let new = !path.exists();
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    let mut text = String::new();
+    if new {
+        text.push_str(
+            "checkpoint,steps,generation,selfplay_games,opponent,games,wins,draws,losses,score,elo,elo_low,elo_high\n",
+        );
+    }
+    for r in ratings {
+        let elo = |x: Option<f64>| x.map_or("nan".into(), |x| elo_text(x, 1));
+        text.push_str(&format!(
+            "ckpt-{steps:09},{steps},{},{},{},{},{},{},{},{:.4},{},{},{}\n",
+            state.generation,
+            state.games_seen,
+            r.opponent,
+            r.wins + r.draws + r.losses,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score,
+            elo(r.elo.map(|e| e.elo)),
+            elo(r.elo.map(|e| e.lower)),
+            elo(r.elo.map(|e| e.upper)),
+        ));
+    }
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+/// Whether the new network replaces the best one in self-play: the first rated network always
+/// does; later ones need `threshold` of the score against the best with at least
+/// `min_decisive` decisive games (draws alone never promote), and no match means no promotion.
+pub fn promotes(
+    against_best: Option<&Rating>,
+    has_best: bool,
+    threshold: f64,
+    min_decisive: u32,
+) -> bool {
+    match (against_best, has_best) {
+        (_, false) => true,
+        (Some(r), true) => r.score >= threshold && r.decisive() >= min_decisive,
+        (None, true) => false,
+    }
+}
+
+/// Rates the newest checkpoint of the run (`trainer`) against the baselines and the previous
+/// (or, with gating, the best) network; records the ratings and updates `state` (rated
+/// checkpoints, gating). A match that cannot be played is reported and skipped.
+pub fn rate_checkpoint(
+    run: &mut Run,
+    trainer: &Trainer,
+    state: &mut RunState,
+) -> Result<(), TrainError> {
+    let e = run.config.evaluation.clone();
+    let steps = trainer.steps();
+    let model = trainer.inference_model();
+    let how = RatingMatch {
+        games: e.games,
+        simulations: e.simulations,
+        opening_plies: e.opening_plies,
+        rules: run.rules(),
+        seed: derive_seed(run.config.seed ^ 0xE7A1, steps),
+    };
+    let total = e.baselines.len() as u64 + 1;
+    let label = format!("gen {} rating", state.generation);
+    run.progress.phase(&label, total);
+    let mut ratings: Vec<Rating> = Vec::new();
+    for (i, text) in e.baselines.iter().enumerate() {
+        let rated = text
+            .parse::<PlayerSpec>()
+            .map_err(|err| RatingError::Baseline(text.clone(), err))
+            .and_then(|spec| rate(&model, text, Opponent::Spec(&spec), &how));
+        match rated {
+            Ok(r) => ratings.push(r),
+            Err(err) => run.say(&format!("warning: rating against {text} failed: {err}"))?,
+        }
+        run.progress.update(&label, i as u64 + 1, total, text);
+    }
+    // The network opponent: the best net when gating, otherwise the previous rated one.
+    let previous = if e.gating {
+        state.best
+    } else if e.against_previous {
+        state.last_rated
+    } else {
+        None
+    };
+    let mut against_best = None;
+    if let Some(prev) = previous.filter(|&p| p != steps) {
+        let name = format!("ckpt-{prev:09}");
+        match rate_against_checkpoint(run, &model, &run.dir.checkpoint_path(prev), &name, &how) {
+            Ok(r) => {
+                against_best = Some(r.clone());
+                ratings.push(r);
+            }
+            Err(err) => run.say(&format!("warning: rating against {name} failed: {err}"))?,
+        }
+    }
+    record_ratings(run, steps, state, &ratings)?;
+    state.rated.push(steps);
+    state.last_rated = Some(steps);
+    if e.gating {
+        let has_best = state.best.is_some();
+        if promotes(
+            against_best.as_ref(),
+            has_best,
+            e.gating_threshold,
+            e.gating_min_decisive,
+        ) {
+            state.best = Some(steps);
+        }
+        run.log(&format!("gating: self-play uses ckpt {:?}", state.best))?;
+    }
+    Ok(())
+}
+
+fn rate_against_checkpoint(
+    run: &Run,
+    model: &InferenceModel,
+    path: &Path,
+    name: &str,
+    how: &RatingMatch,
+) -> Result<Rating, RatingError> {
+    let (previous, _) = Trainer::load_checkpoint(path, &run.device)?;
+    let opponent = previous.inference_model();
+    rate(model, name, Opponent::Net(&opponent), how)
+}
+
+/// Writes the ratings of the checkpoint after `steps` steps: TensorBoard, the terminal,
+/// `train.log` and `ratings.csv`.
+fn record_ratings(
+    run: &mut Run,
+    steps: u64,
+    state: &RunState,
+    ratings: &[Rating],
+) -> Result<(), TrainError> {
+    for r in ratings {
+        let name = r.opponent.replace([':', '='], "_");
+        run.metrics
+            .scalar(&format!("eval/score_vs_{name}"), r.score, steps);
+        let elo = r.elo.map_or(f64::NAN, |e| e.elo);
+        run.metrics
+            .scalar(&format!("eval/elo_vs_{name}"), elo, steps);
+        let elo = r.elo.map_or("no games".to_string(), |e| format!("{e} Elo"));
+        run.progress.line(&format!(
+            "rating ckpt-{steps:09} vs {}: +{} ={} -{} score {:.1}% {elo}",
+            r.opponent,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score * 100.0
+        ));
+        run.log(&format!(
+            "rating steps {steps} vs {}: +{} ={} -{}",
+            r.opponent, r.wins, r.draws, r.losses
+        ))?;
+    }
+    let path = run.dir.ratings_path();
+    append_ratings(&path, steps, state, ratings)
+        .map_err(|error| TrainError::RunDir(crate::rundir::RunDirError::Io { path, error }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rating(wins: u32, draws: u32, losses: u32) -> Rating {
+        let score = MatchScore::new(wins, draws, losses);
+        Rating {
+            opponent: "ckpt-000000010".into(),
+            wins,
+            draws,
+            losses,
+            score: score.score().unwrap_or(0.5),
+            elo: score.elo(),
+        }
+    }
+
+    #[test]
+    fn gating_promotes_on_score_and_decisive_games_never_on_draws() {
+        let (threshold, decisive) = (0.55, 10);
+        assert!(
+            promotes(None, false, threshold, decisive),
+            "the first network"
+        );
+        assert!(promotes(Some(&rating(8, 2, 2)), true, threshold, decisive));
+        // 55% from draws alone: not enough decisive games.
+        assert!(!promotes(
+            Some(&rating(2, 18, 0)),
+            true,
+            threshold,
+            decisive
+        ));
+        assert!(
+            !promotes(Some(&rating(6, 0, 6)), true, threshold, decisive),
+            "50%"
+        );
+        assert!(
+            !promotes(None, true, threshold, decisive),
+            "no match, no promotion"
+        );
+    }
+
+    #[test]
+    fn ratings_append_to_one_csv_with_one_header() {
+        let dir = std::env::temp_dir().join(format!("fanorona-ratings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ratings.csv");
+        let _ = std::fs::remove_file(&path);
+        let state = RunState {
+            generation: 3,
+            games_seen: 96,
+            ..RunState::default()
+        };
+        append_ratings(&path, 10, &state, &[rating(3, 1, 0)]).unwrap();
+        append_ratings(&path, 20, &state, &[rating(0, 0, 4), rating(1, 1, 1)]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("checkpoint,steps,generation"));
+        assert!(lines[1].starts_with("ckpt-000000010,10,3,96,ckpt-000000010,4,3,1,0,0.8750,"));
+        assert!(lines[2].contains(",0.0000,-inf,-inf,"), "{}", lines[2]);
+        // A directory that cannot hold the file is an error, not silence.
+        assert!(append_ratings(&dir.join("missing/ratings.csv"), 1, &state, &[]).is_err());
+    }
+}

@@ -1,0 +1,160 @@
+//! The context of a running training process: [`Run`] holds the run directory, the config in
+//! force, the device, the progress display, the TensorBoard writer and the stop flag, so the
+//! phases take one argument instead of eight. [`RunState`] is where a run stands, stored in
+//! every checkpoint; [`Run::save`] and [`Run::load_latest`] write and read those checkpoints.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use fanorona_engine::Rules;
+use fanorona_net::{Device, NetError, Trainer};
+use serde::{Deserialize, Serialize};
+
+use crate::config::TrainConfig;
+use crate::metrics::{Metrics, Progress};
+use crate::rundir::{RunDir, RunDirError};
+
+/// Errors that stop a training run.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// The run directory or config.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    /// The network (device, checkpoint files).
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A shard could not be written.
+    #[error(transparent)]
+    Replay(#[from] crate::replay::ReplayError),
+    /// The self-play search settings were rejected.
+    #[error("self-play search: {0}")]
+    Search(#[from] fanorona_mcts::ConfigError),
+    /// A self-play thread could not be started or died.
+    #[error("self-play thread: {0}")]
+    Thread(String),
+    /// The run state could not be written into a checkpoint.
+    #[error("cannot encode the run state: {0}")]
+    State(String),
+}
+
+/// Where a run stands, stored in every checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Generations completed.
+    pub generation: u64,
+    /// Set once the current generation's self-play is done: its training target.
+    pub training: Option<TrainingPhase>,
+    /// Steps of every rated checkpoint (kept when pruning).
+    pub rated: Vec<u64>,
+    /// Steps of the newest rated checkpoint.
+    pub last_rated: Option<u64>,
+    /// With gating: steps of the checkpoint self-play uses.
+    pub best: Option<u64>,
+    /// Self-play games ingested.
+    pub games_seen: u64,
+}
+
+/// The training part of a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrainingPhase {
+    /// Optimiser steps when it started.
+    pub start_steps: u64,
+    /// Steps to take.
+    pub target_steps: u64,
+}
+
+/// A training process at work on a run directory.
+pub struct Run {
+    /// The run directory.
+    pub dir: RunDir,
+    /// The config in force (the run's own `config.toml`).
+    pub config: TrainConfig,
+    /// The compute device.
+    pub device: Device,
+    /// The progress display.
+    pub progress: Progress,
+    /// TensorBoard scalars.
+    pub metrics: Metrics,
+    /// Set to stop cleanly (Ctrl-C).
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Run {
+    /// Whether a stop was asked for.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The rules of the run's games.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            no_progress_limit: self.config.rules.no_progress_limit,
+        }
+    }
+
+    /// Writes `line` to `train.log`.
+    pub fn log(&self, line: &str) -> Result<(), TrainError> {
+        Ok(self.dir.log(line)?)
+    }
+
+    /// Shows `line` to the user and writes it to `train.log`.
+    pub fn say(&self, line: &str) -> Result<(), TrainError> {
+        self.progress.line(line);
+        self.log(line)
+    }
+
+    /// Writes a checkpoint of `trainer` and `state`, then prunes old checkpoints (keeping the
+    /// newest few, every rated one and the gating best).
+    pub fn save(&self, trainer: &Trainer, state: &RunState) -> Result<PathBuf, TrainError> {
+        let path = self.dir.checkpoint_path(trainer.steps());
+        let extra = serde_json::to_vec(state).map_err(|e| TrainError::State(e.to_string()))?;
+        trainer.save_checkpoint(&path, &extra)?;
+        let mut protected: Vec<PathBuf> = state
+            .rated
+            .iter()
+            .map(|&s| self.dir.checkpoint_path(s))
+            .collect();
+        if let Some(best) = state.best {
+            protected.push(self.dir.checkpoint_path(best));
+        }
+        self.dir
+            .prune_checkpoints(self.config.checkpoints.keep, &protected)?;
+        Ok(path)
+    }
+
+    /// Loads the newest readable checkpoint of the run, falling back to older ones (a corrupt
+    /// file is reported and skipped, never fatal while an older one exists).
+    pub fn load_latest(&self) -> Result<Option<(Trainer, RunState, PathBuf)>, TrainError> {
+        for (_, path) in self.dir.checkpoints().into_iter().rev() {
+            match Trainer::load_checkpoint(&path, &self.device) {
+                Ok((trainer, extra)) => match serde_json::from_slice::<RunState>(&extra) {
+                    Ok(state) => return Ok(Some((trainer, state, path))),
+                    Err(e) => self.say(&format!(
+                        "warning: {}: bad run state ({e}); trying an older checkpoint",
+                        path.display()
+                    ))?,
+                },
+                Err(e) => self.say(&format!("warning: {e}; trying an older checkpoint"))?,
+            }
+        }
+        Ok(None)
+    }
+
+    /// The network self-play uses: the newest, or with gating the best rated one.
+    pub fn selfplay_model(
+        &self,
+        trainer: &Trainer,
+        state: &RunState,
+    ) -> Result<fanorona_net::InferenceModel, TrainError> {
+        if let Some(best) = state.best.filter(|&b| b != trainer.steps()) {
+            match Trainer::load_checkpoint(&self.dir.checkpoint_path(best), &self.device) {
+                Ok((best_trainer, _)) => return Ok(best_trainer.inference_model()),
+                Err(e) => self.say(&format!(
+                    "warning: cannot load the best checkpoint ({e}); using the newest"
+                ))?,
+            }
+        }
+        Ok(trainer.inference_model())
+    }
+}
