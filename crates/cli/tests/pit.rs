@@ -1,6 +1,6 @@
 //! `fanorona pit` end to end: JSON report, games file, determinism, errors.
 
-use std::path::PathBuf;
+use fanorona_testkit::TempDir;
 use std::process::{Command, Output};
 
 use fanorona_engine::{Game, Outcome, Position, Rules, Turn};
@@ -22,12 +22,6 @@ fn json(args: &[&str]) -> serde_json::Value {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "one JSON object: {stdout}");
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fanorona-pit-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 #[test]
@@ -94,7 +88,8 @@ fn same_seed_same_results() {
     let first = json(&args("7", "1"));
     let second = json(&args("7", "2"));
     assert_eq!(first, second);
-    let (a, b) = (temp_path("seed-a.txt"), temp_path("seed-b.txt"));
+    let dir = TempDir::new("pit-seeds");
+    let (a, b) = (dir.join("seed-a.txt"), dir.join("seed-b.txt"));
     for (path, threads) in [(&a, "1"), (&b, "3")] {
         let out = fanorona(&[
             "pit",
@@ -117,7 +112,8 @@ fn same_seed_same_results() {
 /// Reads a games file back and replays every game with the engine.
 #[test]
 fn games_file_replays_legally() {
-    let path = temp_path("games.txt");
+    let dir = TempDir::new("pit-games");
+    let path = dir.join("games.txt");
     let out = fanorona(&[
         "pit",
         "greedy",

@@ -2,6 +2,7 @@
 //! `bench-net`, through the built binary. Includes killing training with SIGKILL at random
 //! moments and checking that it resumes without losing or corrupting anything.
 
+use fanorona_testkit::TempDir;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -29,10 +30,8 @@ fn train_tiny(dir: &Path, generations: u32) -> Command {
     cmd
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fanorona-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(name)
 }
 
 fn run(cmd: &mut Command) -> Output {

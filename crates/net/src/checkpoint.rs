@@ -25,11 +25,11 @@ use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 
-use crate::container::{self, SectionWriter, Sections};
 use crate::error::NetError;
 use crate::inference::InferenceModel;
 use crate::model::{FanoronaNet, NetConfig};
 use crate::trainer::{Trainer, TrainerConfig};
+use fanorona_data::container::{self, SectionWriter, Sections};
 
 /// Magic of training checkpoint files.
 pub const CHECKPOINT_MAGIC: [u8; 8] = *b"FNRNCKPT";
@@ -241,10 +241,10 @@ pub fn load_exported_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::container::ContainerError;
-    use crate::test_util::TempDir;
     use crate::trainer::tests::{peaked_batch, tiny_net};
     use crate::trainer::{OptimizerConfig, TrainBatch};
+    use fanorona_data::container::ContainerError;
+    use fanorona_testkit::TempDir;
 
     fn trained(optimizer: OptimizerConfig, steps: usize) -> (Trainer, TrainBatch) {
         let cfg = tiny_net();
@@ -264,7 +264,7 @@ mod tests {
     }
 
     fn resumes_exactly(optimizer: OptimizerConfig) {
-        let dir = TempDir::new();
+        let dir = TempDir::new("net");
         let path = dir.path().join("a.ckpt");
         let (mut trainer, batch) = trained(optimizer, 5);
         trainer.save_checkpoint(&path, b"loop state").unwrap();
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn export_round_trip() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("net");
         let ckpt = dir.path().join("b.ckpt");
         let model_path = dir.path().join("b.model");
         let (trainer, batch) = trained(
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn damaged_files_are_rejected_with_the_right_error() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("net");
         let path = dir.path().join("c.ckpt");
         let (trainer, _) = trained(
             OptimizerConfig::Sgd {
@@ -390,22 +390,26 @@ mod tests {
             Err(NetError::Container(ContainerError::WrongMagic { .. }))
         ));
 
-        let payload = crate::container::decode(&path, &good, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)
-            .unwrap()
-            .to_vec();
-        let future = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION + 1, &payload);
+        let payload =
+            fanorona_data::container::decode(&path, &good, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)
+                .unwrap()
+                .to_vec();
+        let future =
+            fanorona_data::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION + 1, &payload);
         assert!(matches!(
             container_error(&future),
             ContainerError::WrongVersion { .. }
         ));
 
         // Intact container, nonsense inside: an error, not a panic.
-        let junk = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, b"\x03abc");
+        let junk =
+            fanorona_data::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, b"\x03abc");
         assert!(load(&junk).is_err());
         let sections = SectionWriter::new()
             .section("config", b"{not json")
             .finish();
-        let junk = crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &sections);
+        let junk =
+            fanorona_data::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &sections);
         assert!(matches!(load(&junk), Err(NetError::Config { .. })));
 
         let good_payload = Sections::parse(&path, &payload).unwrap();
@@ -417,8 +421,11 @@ mod tests {
                 _ => writer.section(name, data),
             };
         }
-        let junk =
-            crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &writer.finish());
+        let junk = fanorona_data::container::encode(
+            &CHECKPOINT_MAGIC,
+            CHECKPOINT_VERSION,
+            &writer.finish(),
+        );
         assert!(matches!(
             load(&junk),
             Err(NetError::Record {
@@ -432,7 +439,8 @@ mod tests {
         let wide_trainer = Trainer::new(wide, &Device::flex());
         let wide_path = dir.path().join("wide.ckpt");
         wide_trainer.save_checkpoint(&wide_path, &[]).unwrap();
-        let wide_payload = crate::container::read(&wide_path, &CHECKPOINT_MAGIC, 1).unwrap();
+        let wide_payload =
+            fanorona_data::container::read(&wide_path, &CHECKPOINT_MAGIC, 1).unwrap();
         let wide_sections = Sections::parse(&wide_path, &wide_payload).unwrap();
         let mut writer = SectionWriter::new();
         for name in good_payload.names() {
@@ -441,8 +449,11 @@ mod tests {
                 _ => writer.section(name, good_payload.get(name).unwrap()),
             };
         }
-        let mixed =
-            crate::container::encode(&CHECKPOINT_MAGIC, CHECKPOINT_VERSION, &writer.finish());
+        let mixed = fanorona_data::container::encode(
+            &CHECKPOINT_MAGIC,
+            CHECKPOINT_VERSION,
+            &writer.finish(),
+        );
         assert!(matches!(
             load(&mixed),
             Err(NetError::Record {

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::container::ContainerError;
 use crate::loss::LossReport;
+use fanorona_data::container::ContainerError;
 
 /// Everything that can go wrong in this crate. Errors about files name the file.
 #[derive(Debug, thiserror::Error)]

@@ -31,7 +31,6 @@
 pub mod bench;
 pub mod checkpoint;
 pub mod chooser;
-pub mod container;
 pub mod encoding;
 pub mod error;
 pub mod evaluator;
@@ -42,9 +41,6 @@ pub mod player;
 pub mod service;
 pub mod trainer;
 
-#[cfg(test)]
-mod test_util;
-
 // The encoding and the network must agree on the sizes they exchange.
 const _: () = assert!(encoding::ACTION_COUNT == model::POLICY_SIZE);
 
@@ -54,9 +50,9 @@ pub use checkpoint::{
     export_model, load_exported, load_exported_on,
 };
 pub use chooser::{NetChooser, chooser_for};
-pub use container::ContainerError;
 pub use error::NetError;
 pub use evaluator::NetEvaluator;
+pub use fanorona_data::container::{self, ContainerError};
 pub use inference::{HostOutput, InferenceModel, device_by_name};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use fanorona_testkit::TempDir;
+
 use burn::tensor::Device;
 use fanorona_engine::{Game, Rules};
 use fanorona_net::{
@@ -11,19 +13,19 @@ use fanorona_net::{
 use fanorona_players::arena::{FactoryError, MatchConfig, play_match};
 use fanorona_players::{Player, PlayerSpec, Registry};
 
-fn temp_model() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fanorona-net-player-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A tiny random network exported into a fresh directory (kept while the directory lives).
+fn temp_model() -> (TempDir, PathBuf) {
+    let dir = TempDir::new("net-player");
     let path = dir.join("tiny.fnm");
     let cfg = NetConfig::new().with_blocks(1).with_channels(8);
     let model = InferenceModel::random(&cfg, &Device::flex());
     export_model(&model, &path, &ExportMeta::default()).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
 fn net_player_plays_legal_games_to_the_end() {
-    let path = temp_model();
+    let (_dir, path) = temp_model();
     let spec: PlayerSpec = format!("net:path={},sims=16,batch=4", path.display())
         .parse()
         .unwrap();
@@ -51,7 +53,7 @@ fn net_player_plays_legal_games_to_the_end() {
 
 #[test]
 fn net_spec_errors_name_the_problem() {
-    let path = temp_model();
+    let (_dir, path) = temp_model();
     for (text, needle) in [
         ("net:sims=10".to_string(), "needs `path`"),
         (format!("net:path={},sims=0", path.display()), "sims"),
@@ -66,7 +68,7 @@ fn net_spec_errors_name_the_problem() {
 
 #[test]
 fn net_player_in_a_match() {
-    let path = temp_model();
+    let (_dir, path) = temp_model();
     let spec = format!("net:path={},sims=8,batch=4", path.display());
     let config = MatchConfig {
         games: 2,
@@ -102,7 +104,7 @@ fn the_registry_checks_net_specs_without_loading_and_builds_them() {
     assert!(err.contains("/nonexistent/model.fnm"), "{err}");
     let err = registry.check(&"net:sims=5".parse().unwrap()).unwrap_err();
     assert!(err.to_string().contains("needs `path`"), "{err}");
-    let path = temp_model();
+    let (_dir, path) = temp_model();
     let spec: PlayerSpec = format!("net:path={},sims=4", path.display())
         .parse()
         .unwrap();

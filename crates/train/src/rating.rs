@@ -358,10 +358,8 @@ mod tests {
 
     #[test]
     fn ratings_append_to_one_csv_with_one_header() {
-        let dir = std::env::temp_dir().join(format!("fanorona-ratings-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = fanorona_testkit::TempDir::new("ratings");
         let path = dir.join("ratings.csv");
-        let _ = std::fs::remove_file(&path);
         let state = RunState {
             generation: 3,
             games_seen: 96,

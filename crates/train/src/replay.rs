@@ -2,7 +2,7 @@
 //!
 //! # Shard format
 //!
-//! One shard is one container file (`fanorona_net::container`: 8-byte magic `FNRNSHRD`,
+//! One shard is one container file (`fanorona_data::container`: 8-byte magic `FNRNSHRD`,
 //! `u32` format version, `u64` payload length, CRC-32, payload), written atomically. The
 //! payload is the sample count as a little-endian `u64` followed by the bincode 2 (serde,
 //! standard configuration) encoding of [`Shard`].
@@ -15,11 +15,11 @@
 
 use std::path::{Path, PathBuf};
 
+use fanorona_data::container::{self, ContainerError};
 use fanorona_engine::{
     Action, Bitboard, ByColor, Color, DrawReason, Outcome, Position, Setup, Symmetry, WinReason,
 };
 use fanorona_net::TrainBatch;
-use fanorona_net::container::{self, ContainerError};
 use fanorona_net::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -529,8 +529,7 @@ mod tests {
 
     #[test]
     fn shards_round_trip_and_checks_hold() {
-        let dir = std::env::temp_dir().join(format!("fanorona-shard-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = fanorona_testkit::TempDir::new("shard");
         let path = dir.join("a.shard");
         let shard = Shard {
             samples: vec![chain_sample(), chain_sample()],

@@ -74,28 +74,13 @@ pub fn git_revision() -> &'static str {
     option_env!("FANORONA_GIT_REVISION").unwrap_or("unknown")
 }
 
-/// Write `bytes` to `path` atomically (temporary file, fsync, rename, fsync the directory).
+/// Write `bytes` to `path` atomically (the project's one atomic write,
+/// [`fanorona_data::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunDirError> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&temp, path)?;
-        fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map_err(io(path))
+    fanorona_data::write_atomic(path, bytes).map_err(|e| match e {
+        fanorona_data::AtomicWriteError::Io { path, error } => RunDirError::Io { path, error },
+        other => RunDirError::Other(other.to_string()),
+    })
 }
 
 impl RunDir {

@@ -1,6 +1,7 @@
 //! The whole training loop on `configs/tiny.toml`: files of a run, resuming, bad shards.
 
-use std::path::{Path, PathBuf};
+use fanorona_testkit::TempDir;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -13,10 +14,8 @@ fn tiny() -> TrainConfig {
     TrainConfig::load(&path).unwrap()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fanorona-train-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(name)
 }
 
 fn options(dir: &Path, generations: u64) -> TrainOptions {

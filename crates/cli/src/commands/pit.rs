@@ -35,16 +35,16 @@
 //! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
 //! `turn-limit`).
 
-use std::fs::{self, File};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use fanorona_players::arena::{FactoryError, GameRecord, MatchConfig, MatchResult, play_match};
-use fanorona_players::elo::MatchScore;
+use fanorona_players::elo::{MatchScore, elo_number};
 use fanorona_players::{Player, PlayerSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
 
 use super::players::{make_player, parse_spec};
 
@@ -138,7 +138,8 @@ pub fn run(args: &PitArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if args.json {
-        println!("{}", json_report(&spec_a, &spec_b, &config, &result));
+        let report = PitReport::new(&spec_a, &spec_b, &config, &result);
+        println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", text_report(&spec_a, &spec_b, &result));
         if let Some(path) = &args.out {
@@ -146,26 +147,6 @@ pub fn run(args: &PitArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// An Elo value for people: `+123`, `-45`, `+inf`, `-inf`.
-fn elo_text(x: f64) -> String {
-    if x == f64::INFINITY {
-        "+inf".into()
-    } else if x == f64::NEG_INFINITY {
-        "-inf".into()
-    } else {
-        format!("{x:+.0}")
-    }
-}
-
-/// An Elo value for JSON: `null` when infinite.
-fn elo_json(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        serde_json::json!((x * 10.0).round() / 10.0)
-    } else {
-        serde_json::Value::Null
-    }
 }
 
 fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
@@ -184,12 +165,7 @@ fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
         out.push_str(&format!("score {:.1}%\n", 100.0 * s));
     }
     if let Some(e) = result.elo() {
-        out.push_str(&format!(
-            "Elo {} (95% CI {} to {})\n",
-            elo_text(e.elo),
-            elo_text(e.lower),
-            elo_text(e.upper)
-        ));
+        out.push_str(&format!("Elo {e}\n"));
     }
     out.push_str(&format!(
         "average length {:.1} turns\n",
@@ -206,32 +182,59 @@ fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
     out
 }
 
-fn json_report(
-    a: &PlayerSpec,
-    b: &PlayerSpec,
-    config: &MatchConfig,
-    result: &MatchResult,
-) -> serde_json::Value {
-    let elo = result.elo();
-    serde_json::json!({
-        "a": a.to_string(),
-        "b": b.to_string(),
-        "games": result.score.games(),
-        "wins": result.score.wins,
-        "draws": result.score.draws,
-        "losses": result.score.losses,
-        "score": result.mean_score(),
-        "elo": elo.map(|e| elo_json(e.elo)),
-        "elo_ci95": elo.map(|e| [elo_json(e.lower), elo_json(e.upper)]),
-        "avg_turns": (result.average_turns() * 100.0).round() / 100.0,
-        "draw_reasons": {
-            "repetition": result.repetition_draws,
-            "no_progress": result.no_progress_draws,
-            "turn_limit": result.turn_limit_draws,
-        },
-        "seed": config.seed,
-        "opening_plies": config.opening_plies,
-    })
+/// What `pit --json` prints: one match, from A's point of view.
+#[derive(Debug, Serialize)]
+struct PitReport {
+    /// Player A's spec.
+    a: String,
+    /// Player B's spec.
+    b: String,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    /// A's mean score in [0, 1] (`null` with no games).
+    score: Option<f64>,
+    /// Elo of A over B, rounded to a tenth; `null` when infinite or with no games.
+    elo: Option<f64>,
+    /// The 95% interval, each bound `null` when infinite.
+    elo_ci95: Option<[Option<f64>; 2]>,
+    avg_turns: f64,
+    draw_reasons: DrawReasons,
+    seed: u64,
+    opening_plies: u32,
+}
+
+#[derive(Debug, Serialize)]
+struct DrawReasons {
+    repetition: u32,
+    no_progress: u32,
+    turn_limit: u32,
+}
+
+impl PitReport {
+    fn new(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig, result: &MatchResult) -> Self {
+        let elo = result.elo();
+        PitReport {
+            a: a.to_string(),
+            b: b.to_string(),
+            games: result.score.games(),
+            wins: result.score.wins,
+            draws: result.score.draws,
+            losses: result.score.losses,
+            score: result.mean_score(),
+            elo: elo.and_then(|e| elo_number(e.elo)),
+            elo_ci95: elo.map(|e| [elo_number(e.lower), elo_number(e.upper)]),
+            avg_turns: (result.average_turns() * 100.0).round() / 100.0,
+            draw_reasons: DrawReasons {
+                repetition: result.repetition_draws,
+                no_progress: result.no_progress_draws,
+                turn_limit: result.turn_limit_draws,
+            },
+            seed: config.seed,
+            opening_plies: config.opening_plies,
+        }
+    }
 }
 
 /// The comment lines at the top of a games file.
@@ -246,7 +249,7 @@ fn header(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> String {
     )
 }
 
-/// Writes the games file atomically: a temporary file beside `path`, synced, renamed over it.
+/// Writes the games file atomically (the project's one atomic write).
 fn write_games(path: &Path, games: &[GameRecord], header: &str) -> Result<()> {
     let mut text = String::from(header);
     for g in games {
@@ -256,43 +259,6 @@ fn write_games(path: &Path, games: &[GameRecord], header: &str) -> Result<()> {
     let crc = crc32fast::hash(text.as_bytes());
     text.push_str(&format!("# crc32 {crc:08x}\n"));
 
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let write = || -> std::io::Result<()> {
-        let mut file = File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable where the platform allows it.
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            && let Ok(d) = File::open(dir)
-        {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    };
-    write().inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })?;
+    fanorona_data::write_atomic(path, text.as_bytes())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn infinite_elo_prints_as_text_and_null() {
-        assert_eq!(elo_text(f64::INFINITY), "+inf");
-        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
-        assert_eq!(elo_text(12.4), "+12");
-        assert_eq!(elo_text(-3.6), "-4");
-        assert_eq!(elo_json(f64::INFINITY), serde_json::Value::Null);
-        assert_eq!(elo_json(147.19), serde_json::json!(147.2));
-    }
 }

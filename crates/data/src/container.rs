@@ -13,16 +13,17 @@
 //! The checksum covers the header fields too, so a flipped bit in the version or length field
 //! reads as corruption rather than as a file from another program revision.
 //!
-//! Files are written atomically ([`write_atomic`]): a reader sees either the old file or the
+//! Files are written atomically ([`write_atomic`], through [`crate::write_atomic`]): a reader sees either the old file or the
 //! complete new one, never a prefix. [`read`] never panics, whatever the file holds.
 //!
 //! A payload can itself be split into named sections with [`SectionWriter`] and
 //! [`Sections`], which is how checkpoints and exported models store their parts.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::atomic::AtomicWriteError;
 
 /// Size of the fixed header that precedes the payload.
 pub const HEADER_LEN: usize = 24;
@@ -41,6 +42,9 @@ pub enum ContainerError {
         /// The underlying error.
         error: io::Error,
     },
+    /// The target is not a regular file (a directory, a FIFO, a device).
+    #[error(transparent)]
+    Target(AtomicWriteError),
     /// The file exists but holds no bytes at all.
     #[error("{path}: file is empty")]
     Empty {
@@ -103,6 +107,15 @@ pub enum ContainerError {
         /// What is wrong.
         detail: String,
     },
+}
+
+impl From<AtomicWriteError> for ContainerError {
+    fn from(e: AtomicWriteError) -> Self {
+        match e {
+            AtomicWriteError::Io { path, error } => ContainerError::Io { path, error },
+            other => ContainerError::Target(other),
+        }
+    }
 }
 
 impl ContainerError {
@@ -230,75 +243,20 @@ pub fn read(
     Ok(bytes)
 }
 
-/// Distinguishes temporary files of concurrent writers within one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `payload` as a container at `path`, atomically.
-///
-/// The bytes go to a temporary file in the same directory, which is flushed to disk, renamed
-/// over `path`, and then the directory itself is synced so the rename survives a crash.
-/// Readers therefore see either the previous file or the complete new one. On error the
-/// temporary file is removed.
+/// Writes `payload` as a container at `path`, atomically (see [`crate::write_atomic`]):
+/// readers see either the previous file or the complete new one.
 pub fn write_atomic(
     path: &Path,
     magic: &[u8; 8],
     version: u32,
     payload: &[u8],
 ) -> Result<(), ContainerError> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| {
-            ContainerError::io(
-                path,
-                io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"),
-            )
-        })?
-        .to_string_lossy();
-    let temp = dir.join(format!(
-        ".{file_name}.{}.{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-
-    let result = write_then_rename(&temp, path, &header(magic, version, payload), payload);
-    if result.is_err() {
-        // Best effort: the temporary file may not even exist.
-        let _ = fs::remove_file(&temp);
-        return result;
-    }
-    sync_dir(&dir)
-}
-
-fn write_then_rename(
-    temp: &Path,
-    path: &Path,
-    header: &[u8],
-    payload: &[u8],
-) -> Result<(), ContainerError> {
-    let mut file = File::create(temp).map_err(|e| ContainerError::io(temp, e))?;
-    file.write_all(header)
-        .and_then(|()| file.write_all(payload))
-        .and_then(|()| file.sync_all())
-        .map_err(|e| ContainerError::io(temp, e))?;
-    drop(file);
-    fs::rename(temp, path).map_err(|e| ContainerError::io(path, e))
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> Result<(), ContainerError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| ContainerError::io(dir, e))
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> Result<(), ContainerError> {
-    // Directories cannot be opened for syncing on every platform; the rename is still atomic.
-    Ok(())
+    let header = header(magic, version, payload);
+    crate::atomic::write_atomic_with(path, |file| {
+        file.write_all(&header)?;
+        file.write_all(payload)
+    })
+    .map_err(ContainerError::from)
 }
 
 /// Builds a payload made of named sections.
@@ -403,7 +361,7 @@ impl<'a> Sections<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::TempDir;
+    use fanorona_testkit::TempDir;
 
     const MAGIC: [u8; 8] = *b"FNRNTEST";
 
@@ -415,7 +373,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_no_temp_files_left() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = written(&dir, b"hello payload");
         assert_eq!(read(&path, &MAGIC, 3).unwrap(), b"hello payload");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
@@ -427,7 +385,7 @@ mod tests {
 
     #[test]
     fn rejects_empty_file() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = dir.path().join("empty");
         fs::write(&path, b"").unwrap();
         assert!(matches!(
@@ -438,7 +396,7 @@ mod tests {
 
     #[test]
     fn rejects_missing_file_with_path() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = dir.path().join("absent");
         match read(&path, &MAGIC, 3) {
             Err(e @ ContainerError::Io { .. }) => assert!(e.to_string().contains("absent")),
@@ -448,7 +406,7 @@ mod tests {
 
     #[test]
     fn rejects_wrong_magic_and_garbage() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = written(&dir, b"data");
         assert!(matches!(
             read(&path, b"FNRNOTHR", 3),
@@ -467,7 +425,7 @@ mod tests {
 
     #[test]
     fn rejects_wrong_version() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = written(&dir, b"data");
         match read(&path, &MAGIC, 4) {
             Err(ContainerError::WrongVersion {
@@ -481,7 +439,7 @@ mod tests {
 
     #[test]
     fn rejects_truncated_and_extended_files() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = written(&dir, b"some longer payload");
         let full = fs::read(&path).unwrap();
         for keep in [7, 8, 12, 23, 24, full.len() - 1] {
@@ -503,7 +461,7 @@ mod tests {
 
     #[test]
     fn rejects_any_flipped_bit_outside_the_magic() {
-        let dir = TempDir::new();
+        let dir = TempDir::new("container");
         let path = written(&dir, b"payload bytes to protect");
         let full = fs::read(&path).unwrap();
         for i in 8..full.len() {

@@ -1,0 +1,271 @@
+//! One atomic write for every file the project writes.
+//!
+//! The bytes go to a temporary file in the target's directory, which is synced, renamed over
+//! the target, and then the directory is synced so the rename survives a crash: a reader sees
+//! the old file or the complete new one, never a prefix. Killed mid-write, a writer leaves at
+//! most a `.<name>.<pid>.<n>.tmp` file, which readers ignore.
+//!
+//! Only regular files are replaced. A symbolic link is followed and the file it points to is
+//! written (atomically, in that file's directory); a target that is a directory, a FIFO, a
+//! device or a socket is refused with an error naming it, so `--out /dev/null` never replaces
+//! the system's `/dev/null`.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum AtomicWriteError {
+    /// The operating system refused a write, sync or rename.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file (or directory) involved.
+        path: PathBuf,
+        /// The underlying error.
+        error: io::Error,
+    },
+    /// The target exists and is not a regular file.
+    #[error("{path}: not a regular file ({kind}); refusing to replace it")]
+    NotARegularFile {
+        /// The target.
+        path: PathBuf,
+        /// What it is: `directory`, `fifo`, `device`, `socket`.
+        kind: &'static str,
+    },
+}
+
+impl AtomicWriteError {
+    fn io(path: &Path) -> impl FnOnce(io::Error) -> AtomicWriteError + '_ {
+        move |error| AtomicWriteError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// The path the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            AtomicWriteError::Io { path, .. } | AtomicWriteError::NotARegularFile { path, .. } => {
+                path
+            }
+        }
+    }
+}
+
+/// Distinguishes temporary files of concurrent writers within one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically (see the [module docs](self)).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// Writes what `fill` writes to `path` atomically (see the [module docs](self)). `fill` gets
+/// the temporary file; it need not sync it.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), AtomicWriteError> {
+    let target = resolve_target(path)?;
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .ok_or_else(|| {
+            AtomicWriteError::io(&target)(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the path has no file name",
+            ))
+        })?
+        .to_string_lossy()
+        .into_owned();
+    let temp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut file = File::create(&temp).map_err(AtomicWriteError::io(&temp))?;
+        fill(&mut file)
+            .and_then(|()| file.sync_all())
+            .map_err(AtomicWriteError::io(&temp))?;
+        drop(file);
+        fs::rename(&temp, &target).map_err(AtomicWriteError::io(&target))
+    })();
+    if written.is_err() {
+        // Best effort: the temporary file may not even exist.
+        let _ = fs::remove_file(&temp);
+        return written;
+    }
+    sync_dir(&dir)
+}
+
+/// The regular file to replace for `path`: `path` itself when it is new or a regular file, the
+/// file a symbolic link points to, or an error for anything else.
+fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(AtomicWriteError::io(path)(e)),
+    };
+    if meta.file_type().is_symlink() {
+        // Follow the link (and any chain of links) to what it names.
+        let followed = match fs::canonicalize(path) {
+            Ok(real) => real,
+            // A dangling link: write the file it names.
+            Err(_) => {
+                let link = fs::read_link(path).map_err(AtomicWriteError::io(path))?;
+                match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                }
+            }
+        };
+        return match fs::metadata(&followed) {
+            Ok(meta) if !meta.is_file() => Err(not_regular(path, &meta)),
+            _ => Ok(followed),
+        };
+    }
+    if meta.is_file() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(not_regular(path, &meta))
+    }
+}
+
+fn not_regular(path: &Path, meta: &fs::Metadata) -> AtomicWriteError {
+    AtomicWriteError::NotARegularFile {
+        path: path.to_path_buf(),
+        kind: kind_of(meta),
+    }
+}
+
+#[cfg(unix)]
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "directory"
+    } else if t.is_fifo() {
+        "fifo"
+    } else if t.is_char_device() || t.is_block_device() {
+        "device"
+    } else if t.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> Result<(), AtomicWriteError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(AtomicWriteError::io(dir))
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> Result<(), AtomicWriteError> {
+    // Directories cannot be opened for syncing on every platform; the rename is still atomic.
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fanorona-atomic-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn new_and_existing_files_are_replaced_whole() {
+        let dir = temp_dir("replace");
+        let path = dir.join("a.txt");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second, longer").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second, longer");
+        assert!(leftovers(&dir).is_empty());
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_the_old_file_and_no_temporary() {
+        let dir = temp_dir("fail");
+        let path = dir.join("a.txt");
+        write_atomic(&path, b"old").unwrap();
+        let err = write_atomic_with(&path, |f| {
+            f.write_all(b"half")?;
+            Err(io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert!(leftovers(&dir).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_written_through_and_special_files_refused() {
+        let dir = temp_dir("links");
+        let real = dir.join("real.txt");
+        write_atomic(&real, b"old").unwrap();
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "link kept"
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+
+        let err = write_atomic(&dir, b"x").unwrap_err();
+        assert!(matches!(
+            err,
+            AtomicWriteError::NotARegularFile {
+                kind: "directory",
+                ..
+            }
+        ));
+        let err = write_atomic(Path::new("/dev/null"), b"x").unwrap_err();
+        assert!(err.to_string().contains("/dev/null"), "{err}");
+        assert!(matches!(
+            err,
+            AtomicWriteError::NotARegularFile { kind: "device", .. }
+        ));
+        let to_dev = dir.join("to-dev");
+        std::os::unix::fs::symlink("/dev/null", &to_dev).unwrap();
+        assert!(
+            write_atomic(&to_dev, b"x").is_err(),
+            "a link to a device is refused too"
+        );
+    }
+}
