@@ -73,7 +73,7 @@ pub enum IllegalTurn {
     },
 }
 
-/// Text that is not valid notation (RULES.md, Notation).
+/// Text that is not valid notation (docs/rules.md, Notation).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
     /// A colour other than `white`, `black`, `w` or `b`.

@@ -1,4 +1,4 @@
-//! The rules of Fanorona (Fanoron-Tsivy) as the project's `RULES.md` defines them: board
+//! The rules of Fanorona (Fanoron-Tsivy) as `docs/rules.md` defines them: board
 //! geometry and bitboards, positions with the state of a capture chain in progress, step-level
 //! and turn-level move generation, an incremental Zobrist hash, the end-of-game rules, the
 //! four board symmetries, the notation, and perft.

@@ -1,4 +1,4 @@
-//! The notation of RULES.md: points (`e3`), steps (`d3e3a`, `d2e3`), turns (`e2e3a,e3d4w`)
+//! The notation of docs/rules.md: points (`e3`), steps (`d3e3a`, `d2e3`), turns (`e2e3a,e3d4w`)
 //! and positions (`BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1`).
 //!
 //! Formatting then parsing gives back exactly the same value, and parsing rejects malformed
@@ -185,7 +185,7 @@ pub fn format_position(pos: &Position) -> String {
     out
 }
 
-/// Parse a position string (RULES.md, Notation). The last two fields may be omitted.
+/// Parse a position string (docs/rules.md, Notation). The last two fields may be omitted.
 pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     parse_fen(text).map_err(|error| ParseError::Position {
         text: text.to_string(),
@@ -210,8 +210,33 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
     }
     // 1-based offset of the placement field within the text, for error positions.
     let base = text.len() - text.trim_start().len() + 1;
+    let stones = parse_placement(&rows, base)?;
+    let side = match fields[1] {
+        "w" => Color::White,
+        "b" => Color::Black,
+        other => {
+            return Err(FenError::BadSide {
+                found: other.to_string(),
+            });
+        }
+    };
+    let (no_capture, turn_number) = if fields.len() == 4 {
+        parse_counters(fields[2], fields[3])?
+    } else {
+        (0, 1)
+    };
+    let setup = Setup {
+        stones,
+        side_to_move: side,
+        no_capture_turns: no_capture,
+        turn_number,
+    };
+    Ok(Position::from_setup(&setup)?)
+}
+
+/// The stones of the placement field's rows (row 5 first); `offset` is where the field starts.
+fn parse_placement(rows: &[&str], mut offset: usize) -> Result<ByColor<Bitboard>, FenError> {
     let mut stones = ByColor([Bitboard::EMPTY; 2]);
-    let mut offset = base;
     for (i, row_text) in rows.iter().enumerate() {
         let y = HEIGHT - 1 - i;
         let row = y + 1;
@@ -243,38 +268,24 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
         }
         offset += 1; // the '/'
     }
-    let side = match fields[1] {
-        "w" => Color::White,
-        "b" => Color::Black,
-        other => {
-            return Err(FenError::BadSide {
-                found: other.to_string(),
-            });
-        }
-    };
-    let (mut no_capture, mut turn_number) = (0u32, 1u32);
-    if fields.len() == 4 {
-        no_capture = fields[2].parse().map_err(|_| FenError::BadNumber {
-            field: "no-capture turn counter",
-            found: fields[2].to_string(),
+    Ok(stones)
+}
+
+/// The no-capture counter and the turn number (at least 1).
+fn parse_counters(no_capture: &str, turn: &str) -> Result<(u32, u32), FenError> {
+    let no_capture = no_capture.parse().map_err(|_| FenError::BadNumber {
+        field: "no-capture turn counter",
+        found: no_capture.to_string(),
+    })?;
+    let turn_number = turn
+        .parse()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| FenError::BadNumber {
+            field: "turn number",
+            found: turn.to_string(),
         })?;
-        turn_number =
-            fields[3]
-                .parse()
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| FenError::BadNumber {
-                    field: "turn number",
-                    found: fields[3].to_string(),
-                })?;
-    }
-    let setup = Setup {
-        stones,
-        side_to_move: side,
-        no_capture_turns: no_capture,
-        turn_number,
-    };
-    Ok(Position::from_setup(&setup)?)
+    Ok((no_capture, turn_number))
 }
 
 impl FromStr for Position {

@@ -392,7 +392,7 @@ impl Default for Position {
 }
 
 impl fmt::Display for Position {
-    /// The position in the notation of RULES.md (a chain in progress is not shown).
+    /// The position in the notation of docs/rules.md (a chain in progress is not shown).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&crate::notation::format_position(self))
     }

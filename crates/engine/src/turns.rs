@@ -346,7 +346,7 @@ fn perft_raw(own: Bitboard, enemy: Bitboard, depth: u32) -> u64 {
     total
 }
 
-/// The number of distinct sequences of `depth` legal turns from `pos` (RULES.md, Perft).
+/// The number of distinct sequences of `depth` legal turns from `pos` (docs/rules.md, Perft).
 /// A position where a side has no stones has no children. The last ply is counted in bulk.
 ///
 /// From a position in the middle of a chain, the first "turn" is the rest of the chain.

@@ -178,7 +178,7 @@ fn perft_agrees_with_the_reference_on_random_positions() {
 
 #[test]
 fn reference_perft_from_the_start() {
-    // The reference itself reproduces the published counts (RULES.md), so the comparison
+    // The reference itself reproduces the published counts (docs/rules.md), so the comparison
     // above is against an implementation known to be right on the start position.
     let r = RefState::from_fen(fanorona_engine::START_FEN);
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Named rule edge cases from RULES.md, on positions drawn as pictures.
+//! Named rule edge cases from docs/rules.md, on positions drawn as pictures.
 
 mod common;
 

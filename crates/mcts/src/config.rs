@@ -180,107 +180,62 @@ impl SearchConfig {
         self
     }
 
+    /// Most simulations one search may be asked for (beyond it a tree would not fit in memory).
+    pub const MAX_SIMULATIONS: u32 = 10_000_000;
+    /// Most leaves one search collects per evaluator call.
+    pub const MAX_BATCH_SIZE: u32 = 4096;
+
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        fn check(
-            ok: bool,
-            field: &'static str,
-            value: impl ToString,
-            requirement: &'static str,
-        ) -> Result<(), ConfigError> {
-            if ok {
-                Ok(())
-            } else {
-                Err(ConfigError {
-                    field,
-                    value: value.to_string(),
-                    requirement,
-                })
-            }
+        let bad = |field, value: &dyn ToString, requirement| ConfigError {
+            field,
+            value: value.to_string(),
+            requirement,
+        };
+        if !(1..=Self::MAX_SIMULATIONS).contains(&self.simulations) {
+            return Err(bad(
+                "simulations",
+                &self.simulations,
+                "must be 1 to 10000000",
+            ));
         }
-        let nonneg = |x: f32| x.is_finite() && x >= 0.0;
-        check(
-            self.simulations >= 1,
-            "simulations",
-            self.simulations,
-            "must be at least 1",
-        )?;
-        check(
-            self.batch_size >= 1,
-            "batch_size",
-            self.batch_size,
-            "must be at least 1",
-        )?;
-        check(
-            nonneg(self.c_puct),
-            "c_puct",
-            self.c_puct,
-            "must be finite and >= 0",
-        )?;
-        check(
-            nonneg(self.fpu_reduction),
-            "fpu_reduction",
-            self.fpu_reduction,
-            "must be >= 0",
-        )?;
-        check(
-            nonneg(self.root_fpu_reduction),
-            "root_fpu_reduction",
-            self.root_fpu_reduction,
-            "must be >= 0",
-        )?;
-        check(
-            nonneg(self.virtual_loss),
-            "virtual_loss",
-            self.virtual_loss,
-            "must be >= 0",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.dirichlet_weight),
-            "dirichlet_weight",
-            self.dirichlet_weight,
-            "must lie in [0, 1]",
-        )?;
-        check(
-            self.dirichlet_weight == 0.0
-                || (self.dirichlet_alpha.is_finite() && self.dirichlet_alpha > 0.0),
-            "dirichlet_alpha",
-            self.dirichlet_alpha,
-            "must be finite and > 0 when dirichlet_weight > 0",
-        )?;
-        let t = &self.temperature;
-        check(
-            nonneg(t.opening),
-            "temperature.opening",
-            t.opening,
-            "must be >= 0",
-        )?;
-        check(
-            nonneg(t.later),
-            "temperature.later",
-            t.later,
-            "must be >= 0",
-        )?;
-        let g = &self.gumbel;
-        check(
-            g.max_considered_actions >= 1,
-            "gumbel.max_considered_actions",
-            g.max_considered_actions,
-            "must be at least 1",
-        )?;
-        check(
-            nonneg(g.c_visit),
-            "gumbel.c_visit",
-            g.c_visit,
-            "must be >= 0",
-        )?;
-        check(
-            nonneg(g.c_scale),
-            "gumbel.c_scale",
-            g.c_scale,
-            "must be >= 0",
-        )?;
-        Ok(())
+        if !(1..=Self::MAX_BATCH_SIZE).contains(&self.batch_size) {
+            return Err(bad("batch_size", &self.batch_size, "must be 1 to 4096"));
+        }
+        if self.gumbel.max_considered_actions < 1 {
+            let m = self.gumbel.max_considered_actions;
+            return Err(bad(
+                "gumbel.max_considered_actions",
+                &m,
+                "must be at least 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.dirichlet_weight) {
+            let w = self.dirichlet_weight;
+            return Err(bad("dirichlet_weight", &w, "must lie in [0, 1]"));
+        }
+        let alpha = self.dirichlet_alpha;
+        if self.dirichlet_weight != 0.0 && !(alpha.is_finite() && alpha > 0.0) {
+            let requirement = "must be finite and > 0 when dirichlet_weight > 0";
+            return Err(bad("dirichlet_alpha", &alpha, requirement));
+        }
+        let non_negative = [
+            ("c_puct", self.c_puct),
+            ("fpu_reduction", self.fpu_reduction),
+            ("root_fpu_reduction", self.root_fpu_reduction),
+            ("virtual_loss", self.virtual_loss),
+            ("temperature.opening", self.temperature.opening),
+            ("temperature.later", self.temperature.later),
+            ("gumbel.c_visit", self.gumbel.c_visit),
+            ("gumbel.c_scale", self.gumbel.c_scale),
+        ];
+        match non_negative
+            .into_iter()
+            .find(|(_, x)| !(x.is_finite() && *x >= 0.0))
+        {
+            Some((field, x)) => Err(bad(field, &x, "must be finite and >= 0")),
+            None => Ok(()),
+        }
     }
 }
 

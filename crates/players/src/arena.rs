@@ -202,7 +202,7 @@ impl GameRecord {
     /// ```
     ///
     /// The game number is 1-based; the start position and the turns are in the notation of
-    /// RULES.md, the turns separated by single spaces (the first `K` are the random opening);
+    /// docs/rules.md, the turns separated by single spaces (the first `K` are the random opening);
     /// the result is `1-0`, `0-1`, `1/2-1/2` or `*` (stopped), and the reason is one of
     /// [`GameRecord::reason`]'s tags. Example:
     ///

@@ -260,7 +260,10 @@ impl MctsConfig {
         spec.search_settings(
             stream,
             MctsConfig::default(),
-            ("a whole number of simulations, at least 1", u32::MAX),
+            (
+                "a whole number of simulations from 1 to 10000000",
+                fanorona_mcts::SearchConfig::MAX_SIMULATIONS,
+            ),
         )
     }
 }

@@ -1,6 +1,6 @@
 //! The Fanorona players on hand-made positions whose answers are worked out by hand.
 //!
-//! Positions are written in the notation of RULES.md, rows 5 down to 1. Each test says why its
+//! Positions are written in the notation of docs/rules.md, rows 5 down to 1. Each test says why its
 //! answer is right; the engine is only used to play the moves, never to decide what is right.
 
 use fanorona_engine::{Action, Color, DrawReason, Game, Outcome, Position, Rules, Turn};

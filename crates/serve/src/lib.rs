@@ -23,7 +23,7 @@
 //! | `POST /api/move` | the engine plays the side to move, then the new state |
 //!
 //! **Request** (both `POST` routes): `{"start": "<position>", "turns": ["<turn>", ...],
-//! "level": "<level>"}`. `start` is optional (the standard start), `turns` are in RULES.md
+//! "level": "<level>"}`. `start` is optional (the standard start), `turns` are in docs/rules.md
 //! notation and default to none, `level` (`beginner`, `easy`, `medium` (default), `hard`)
 //! is used by `/api/move` only. Unknown fields are refused.
 //!

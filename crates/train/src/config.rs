@@ -98,7 +98,7 @@ fn default_search() -> SearchConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RulesSection {
-    /// Turns without a capture before the game is drawn (RULES.md; 0 = off).
+    /// Turns without a capture before the game is drawn (docs/rules.md; 0 = off).
     pub no_progress_limit: u32,
 }
 

@@ -9,7 +9,7 @@
 //!
 //! The engine reads one command per line and answers on standard output, flushing after every
 //! answer. Words are separated by spaces; empty lines are ignored. Positions and turns are in
-//! the notation of RULES.md.
+//! the notation of docs/rules.md.
 //!
 //! | command | answer |
 //! | --- | --- |

@@ -11,7 +11,7 @@ use fanorona_engine::{Position, parse_position, perft, perft_divide};
 pub struct PerftArgs {
     /// Depth in turns; counts are printed for every depth from 1 up to this one.
     pub depth: u32,
-    /// Start from this position (RULES.md notation) instead of the start position.
+    /// Start from this position (docs/rules.md notation) instead of the start position.
     #[arg(long, value_name = "POSITION")]
     pub fen: Option<String>,
     /// Also print every first turn with its subtotal at the final depth.

@@ -30,7 +30,7 @@
 //! ```
 //!
 //! game number (from 1), which player had each colour, how many of the turns were the random
-//! opening; the start position (RULES.md notation); every turn in notation, opening included,
+//! opening; the start position (docs/rules.md notation); every turn in notation, opening included,
 //! separated by spaces; the result (`1-0`, `0-1`, `1/2-1/2`, or `*` for a game stopped by the
 //! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
 //! `turn-limit`).

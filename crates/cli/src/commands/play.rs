@@ -31,7 +31,7 @@ pub struct PlayArgs {
     /// Your side, white or black (White moves first).
     #[arg(long, default_value = "white")]
     pub color: Color,
-    /// Start from this position (RULES.md notation) instead of the start position.
+    /// Start from this position (docs/rules.md notation) instead of the start position.
     #[arg(long, value_name = "POSITION")]
     pub fen: Option<String>,
 }
@@ -44,7 +44,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         None => Position::start(),
     };
     let mut session = Session {
-        record: GameSession::new(start, Rules::default()),
+        session: GameSession::new(start, Rules::default()),
         human: args.color,
         level: args.level,
         engine,
@@ -62,7 +62,7 @@ after a capture the same stone may go on; 0 or `end` ends the turn there.
 Commands: undo (take back your last turn), hint, moves, board, help, quit.";
 
 struct Session<W: Write> {
-    record: GameSession,
+    session: GameSession,
     human: Color,
     level: Level,
     engine: Arc<dyn TurnChooser>,
@@ -71,6 +71,13 @@ struct Session<W: Write> {
     /// Whether the board changed since it was last drawn.
     redraw: bool,
     out: W,
+}
+
+/// Whether the game loop goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
 }
 
 /// What the player asked for.
@@ -124,7 +131,7 @@ impl<W: Write> Session<W> {
             self.engine.level_strength(self.level).description
         )?;
         loop {
-            if let Some(outcome) = self.record.game().outcome() {
+            if let Some(outcome) = self.session.game().outcome() {
                 self.draw()?;
                 let verdict = match outcome.winner() {
                     Some(w) if w == self.human => "You win!",
@@ -138,7 +145,7 @@ impl<W: Write> Session<W> {
                 )?;
                 return Ok(());
             }
-            if self.record.position().side_to_move() != self.human {
+            if self.session.position().side_to_move() != self.human {
                 self.engine_turn()?;
                 continue;
             }
@@ -168,40 +175,48 @@ impl<W: Write> Session<W> {
                     continue;
                 }
             };
-            match input {
-                Input::Quit => {
-                    writeln!(self.out, "Bye.")?;
-                    return Ok(());
-                }
-                Input::Help => writeln!(self.out, "{HELP}")?,
-                Input::Board => self.redraw = true,
-                Input::Moves => self.list_moves()?,
-                Input::Undo => self.undo()?,
-                Input::Hint => self.hint()?,
-                Input::End => {
-                    if self.chain.is_empty() {
-                        writeln!(self.out, "There is no chain to end: make a capture first.")?;
-                    } else {
-                        let turn = self.chain_turn();
-                        self.commit(turn)?;
-                    }
-                }
-                Input::Pick(n) => self.pick(n)?,
-                Input::Turn(rest) => {
-                    let mut steps = self.chain.clone();
-                    steps.extend_from_slice(rest.steps());
-                    match Turn::from_steps(&steps) {
-                        Some(turn) => self.commit(turn)?,
-                        None => writeln!(self.out, "That turn has too many steps.")?,
-                    }
-                }
+            if self.act(input)? == Flow::Quit {
+                return Ok(());
             }
         }
     }
 
+    /// Does what the player asked for.
+    fn act(&mut self, input: Input) -> Result<Flow> {
+        match input {
+            Input::Quit => {
+                writeln!(self.out, "Bye.")?;
+                return Ok(Flow::Quit);
+            }
+            Input::Help => writeln!(self.out, "{HELP}")?,
+            Input::Board => self.redraw = true,
+            Input::Moves => self.list_moves()?,
+            Input::Undo => self.undo()?,
+            Input::Hint => self.hint()?,
+            Input::End => {
+                if self.chain.is_empty() {
+                    writeln!(self.out, "There is no chain to end: make a capture first.")?;
+                } else {
+                    let turn = self.chain_turn();
+                    self.commit(turn)?;
+                }
+            }
+            Input::Pick(n) => self.pick(n)?,
+            Input::Turn(rest) => {
+                let mut steps = self.chain.clone();
+                steps.extend_from_slice(rest.steps());
+                match Turn::from_steps(&steps) {
+                    Some(turn) => self.commit(turn)?,
+                    None => writeln!(self.out, "That turn has too many steps.")?,
+                }
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
     /// The position with the human's chain so far applied.
     fn current(&self) -> Position {
-        let mut pos = *self.record.position();
+        let mut pos = *self.session.position();
         for &step in &self.chain {
             pos = pos.apply(Action::Step(step));
         }
@@ -244,8 +259,8 @@ impl<W: Write> Session<W> {
 
     /// Play the human's turn, or explain why it is illegal.
     fn commit(&mut self, turn: Turn) -> Result<()> {
-        let before = *self.record.position();
-        match self.record.play(&turn) {
+        let before = *self.session.position();
+        match self.session.play(&turn) {
             Ok(()) => {
                 self.chain.clear();
                 self.redraw = true;
@@ -267,15 +282,15 @@ impl<W: Write> Session<W> {
     }
 
     fn engine_turn(&mut self) -> Result<()> {
-        let side = self.record.position().side_to_move();
+        let side = self.session.position().side_to_move();
         writeln!(self.out, "{} is thinking...", capitalised(side))?;
         let deadline = Instant::now() + self.level.think_time();
         let turn = self
             .engine
-            .choose(self.record.game(), self.level, deadline)
+            .choose(self.session.game(), self.level, deadline)
             .context("the engine found no turn")?;
-        let before = *self.record.position();
-        self.record
+        let before = *self.session.position();
+        self.session
             .play(&turn)
             .with_context(|| format!("the engine chose an illegal turn {turn}"))?;
         self.redraw = true;
@@ -297,20 +312,20 @@ impl<W: Write> Session<W> {
             return Ok(());
         }
         // Take back turns until it is the human's turn again, at least one of them theirs.
-        let mut n = self.record.turns().len();
+        let mut n = self.session.turns().len();
         loop {
             if n == 0 {
                 writeln!(self.out, "Nothing to undo: you have not played a turn yet.")?;
                 return Ok(());
             }
             n -= 1;
-            if self.record.side_of_turn(n) == self.human {
+            if self.session.side_of_turn(n) == self.human {
                 break;
             }
         }
         let mut taken = Vec::new();
-        while self.record.turns().len() > n {
-            if let Some(t) = self.record.undo() {
+        while self.session.turns().len() > n {
+            if let Some(t) = self.session.undo() {
                 taken.push(t.to_string());
             }
         }
@@ -322,9 +337,9 @@ impl<W: Write> Session<W> {
 
     fn hint(&mut self) -> Result<()> {
         let game = if self.chain.is_empty() {
-            self.record.game().clone()
+            self.session.game().clone()
         } else {
-            Game::from_position(self.current(), self.record.game().rules())
+            Game::from_position(self.current(), self.session.game().rules())
         };
         let deadline = Instant::now() + self.level.think_time();
         match self.engine.choose(&game, self.level, deadline) {
@@ -342,13 +357,13 @@ impl<W: Write> Session<W> {
     }
 
     fn list_moves(&mut self) -> Result<()> {
-        if self.record.turns().is_empty() {
+        if self.session.turns().is_empty() {
             writeln!(self.out, "No turns played yet.")?;
             return Ok(());
         }
-        let mut number = self.record.start().turn_number();
-        for (i, turn) in self.record.turns().iter().enumerate() {
-            let side = self.record.side_of_turn(i);
+        let mut number = self.session.start().turn_number();
+        for (i, turn) in self.session.turns().iter().enumerate() {
+            let side = self.session.side_of_turn(i);
             if i == 0 && side == Color::Black {
                 write!(self.out, "{number:>3}. ...")?;
             } else if side == Color::White {
@@ -360,7 +375,7 @@ impl<W: Write> Session<W> {
                 number += 1;
             }
         }
-        if self.record.side_of_turn(self.record.turns().len()) == Color::Black {
+        if self.session.side_of_turn(self.session.turns().len()) == Color::Black {
             writeln!(self.out)?;
         }
         Ok(())
@@ -369,7 +384,7 @@ impl<W: Write> Session<W> {
     fn draw(&mut self) -> Result<()> {
         let pos = self.current();
         let last = self
-            .record
+            .session
             .last_turn()
             .filter(|_| self.chain.is_empty())
             .map(|(color, steps)| {
@@ -471,7 +486,7 @@ mod tests {
 
     fn session(fen: &str, human: Color) -> Session<Vec<u8>> {
         Session {
-            record: GameSession::new(parse_position(fen).unwrap(), Rules::default()),
+            session: GameSession::new(parse_position(fen).unwrap(), Rules::default()),
             human,
             level: Level::Beginner,
             engine: super::super::players::engine_for(None).unwrap(),
@@ -500,7 +515,7 @@ mod tests {
     fn a_chain_by_numbers_and_end() {
         // c3d3a takes e3 and may go on with d3d4a; end the turn after the first capture.
         let mut s = session("3B5/9/2W1B4/1B7/8W w", Color::White);
-        let options = next_steps(s.record.position());
+        let options = next_steps(s.session.position());
         let pick = options
             .iter()
             .position(|d| d.step.to_string() == "c3d3a")
@@ -509,7 +524,7 @@ mod tests {
         let out = run(&mut s, &format!("{pick}\nend\nquit\n"));
         assert!(out.contains("can capture again"), "{out}");
         assert!(out.contains("You played c3d3a, capturing e3."), "{out}");
-        assert_eq!(s.record.turns()[0].to_string(), "c3d3a");
+        assert_eq!(s.session.turns()[0].to_string(), "c3d3a");
     }
 
     #[test]

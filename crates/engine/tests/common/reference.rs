@@ -1,4 +1,4 @@
-//! A deliberately naive Fanorona move generator written straight from RULES.md: a 5x9 array,
+//! A deliberately naive Fanorona move generator written straight from docs/rules.md: a 5x9 array,
 //! loops over every point and direction, vectors everywhere. It shares no code with the
 //! engine (not even geometry), so the two can be compared.
 

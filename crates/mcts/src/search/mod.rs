@@ -16,6 +16,7 @@
 
 mod descent;
 mod gumbel;
+mod policy;
 mod result;
 mod select;
 mod tree;
@@ -25,9 +26,9 @@ use rand::rngs::StdRng;
 
 pub use result::SearchResult;
 
-use crate::config::{Algorithm, ConfigError, SearchConfig};
+use crate::config::{ConfigError, SearchConfig};
 use crate::game::{EvalRequest, Evaluation, Evaluator, GameState};
-use gumbel::GumbelRoot;
+use policy::TreePolicy;
 use tree::{NodeId, Status, Tree};
 
 /// What [`Search::step`] needs next.
@@ -81,9 +82,8 @@ pub struct Search<G: GameState> {
     started: u32,
     /// Root noise / Gumbel sampling done for the current search.
     root_prepared: bool,
-    /// PUCT priors at the root for this search (raw priors mixed with Dirichlet noise).
-    root_priors: Vec<f32>,
-    gumbel: Option<GumbelRoot>,
+    /// PUCT or Gumbel: the root algorithm's state for this search.
+    policy: TreePolicy,
     pending: Vec<PendingLeaf<G>>,
     num_pending: usize,
     /// Leaves reached a second time in this batch; their virtual loss is undone after it.
@@ -109,8 +109,7 @@ impl<G: GameState> Search<G> {
             target: 0,
             started: 0,
             root_prepared: false,
-            root_priors: Vec::new(),
-            gumbel: None,
+            policy: TreePolicy::new(config.algorithm),
             pending: Vec::new(),
             num_pending: 0,
             collisions: Vec::new(),
@@ -169,7 +168,7 @@ impl<G: GameState> Search<G> {
         self.target = simulations.max(1);
         self.started = 0;
         self.root_prepared = false;
-        self.gumbel = None;
+        self.policy.reset();
         self.phase = if self.root_state.terminal().is_some() {
             Phase::Done
         } else {
@@ -321,7 +320,7 @@ impl<G: GameState> Search<G> {
         }
         self.phase = Phase::Idle;
         self.result = None;
-        self.gumbel = None;
+        self.policy.reset();
         self.root_prepared = false;
     }
 
@@ -338,7 +337,7 @@ impl<G: GameState> Search<G> {
         self.root_state = root;
         self.phase = Phase::Idle;
         self.result = None;
-        self.gumbel = None;
+        self.policy.reset();
         self.root_prepared = false;
     }
 
@@ -347,19 +346,11 @@ impl<G: GameState> Search<G> {
         if self.tree.root().status != Status::Expanded {
             return;
         }
-        if self.config.algorithm == Algorithm::Gumbel && self.gumbel.is_none() {
-            // Only the root was evaluated: the move is the Gumbel-max sample of the prior.
-            self.gumbel = Some(GumbelRoot::new(
-                &self.tree,
-                &self.config.gumbel,
-                0,
-                &mut self.rng,
-            ));
-        }
+        self.policy.finish(&self.tree, &self.config, &mut self.rng);
         self.result = Some(SearchResult::from_tree(
             &self.tree,
             &self.config,
-            self.gumbel.as_ref(),
+            self.policy.gumbel_root(),
             self.plies,
             self.started,
             &mut self.rng,

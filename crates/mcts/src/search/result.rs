@@ -3,7 +3,7 @@
 use super::gumbel::{GumbelRoot, root_improved_policy};
 use super::select::sample_with_temperature;
 use super::tree::Tree;
-use crate::config::{Algorithm, SearchConfig};
+use crate::config::SearchConfig;
 
 /// The outcome of one search, aligned with the root's legal actions.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,13 +85,13 @@ impl<A: Copy + PartialEq> SearchResult<A> {
                     .then(b.cmp(&a))
             })
             .unwrap_or(0);
-        let (policy, best, chosen) = match (config.algorithm, gumbel) {
-            (Algorithm::Gumbel, Some(g)) => {
+        let (policy, best, chosen) = match gumbel {
+            Some(g) => {
                 let policy = root_improved_policy(tree, &config.gumbel);
                 let best = first_argmax(&policy);
                 (policy, best, g.chosen(tree, &config.gumbel))
             }
-            _ => {
+            None => {
                 let policy = if total > 0 {
                     visits.iter().map(|&n| n as f32 / total as f32).collect()
                 } else {

@@ -171,17 +171,16 @@ impl AlphaBetaPlayer {
         }
     }
 
-    fn search(&mut self, game: &Game, max_depth: u32, deadline: Option<Instant>) -> Outcome {
+    /// The root turns in search order (shuffled by the seed, then ordered like any node), each
+    /// with the exact score of those that end the game.
+    fn root_turns(&mut self, game: &Game) -> (Vec<(Turn, Child)>, Vec<Option<i32>>) {
         let pos = *game.position();
-        // Root turns, shuffled by the seed, then ordered like any node.
-        let mut roots: Vec<(Turn, Child)> = Vec::new();
         let mut list = Vec::new();
         children(&pos, &mut list, self.tt.probe(pos.hash()).map(|e| e.best));
         let mut turns = Vec::with_capacity(list.len());
         pos.for_each_turn(|t, _| turns.push(*t));
-        for c in &list {
-            roots.push((turns[c.index as usize], *c));
-        }
+        let mut roots: Vec<(Turn, Child)> =
+            list.iter().map(|c| (turns[c.index as usize], *c)).collect();
         // The game itself decides the turns that end it, with its full history: a third
         // repetition of a position seen only before the root is caught here even when this
         // player did not follow the game.
@@ -199,8 +198,12 @@ impl AlphaBetaPlayer {
             roots.swap(i, j);
         }
         roots.sort_by_key(|(_, c)| std::cmp::Reverse(c.key));
-        let mut decided: Vec<Option<i32>> = roots.iter().map(|(t, _)| root_outcome(t)).collect();
+        let decided = roots.iter().map(|(t, _)| root_outcome(t)).collect();
+        (roots, decided)
+    }
 
+    fn search(&mut self, game: &Game, max_depth: u32, deadline: Option<Instant>) -> Outcome {
+        let (mut roots, mut decided) = self.root_turns(game);
         let mut best = Outcome {
             turn: roots[0].0,
             score: None,
@@ -227,31 +230,8 @@ impl AlphaBetaPlayer {
         let started = Instant::now();
         let mut scores = vec![-INF; roots.len()];
         for depth in 1..=max_depth.clamp(1, MAX_DEPTH) {
-            let mut alpha = -INF;
-            let beta = INF;
-            let mut iteration_best: Option<(usize, i32)> = None;
-            for (i, (_, child)) in roots.iter().enumerate() {
-                let score = if let Some(score) = decided[i] {
-                    score
-                } else if i == 0 {
-                    -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
-                } else {
-                    let s = -searcher.negamax(&child.pos, depth - 1, -alpha - 1, -alpha, 1);
-                    if s > alpha && !searcher.stopped {
-                        -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
-                    } else {
-                        s
-                    }
-                };
-                if searcher.stopped {
-                    break;
-                }
-                scores[i] = score;
-                if iteration_best.is_none_or(|(_, s)| score > s) {
-                    iteration_best = Some((i, score));
-                    alpha = alpha.max(score);
-                }
-            }
+            let iteration_best =
+                root_iteration(&mut searcher, &roots, &decided, depth, &mut scores);
             // An interrupted iteration still counts for the turns it finished: the previous
             // best was searched first, so anything that beat it is better at this depth.
             if let Some((i, score)) = iteration_best {
@@ -271,18 +251,52 @@ impl AlphaBetaPlayer {
             if best.score.is_some_and(|s| s.abs() >= WIN_BOUND) {
                 break; // a forced result: deeper searches cannot shorten it
             }
-            if let Some(deadline) = deadline {
-                // The next iteration usually costs several times this one: skip it when it
-                // could not finish anyway.
-                let spent = started.elapsed();
-                if Instant::now() + spent >= deadline {
-                    break;
-                }
+            // The next iteration usually costs several times this one: skip it when it could
+            // not finish anyway.
+            if deadline.is_some_and(|d| Instant::now() + started.elapsed() >= d) {
+                break;
             }
         }
         best.nodes = searcher.nodes;
         best
     }
+}
+
+/// One iteration of iterative deepening over the root turns (principal variation search):
+/// fills `scores` for the turns it finishes and returns the best of them, if any.
+fn root_iteration(
+    searcher: &mut Searcher<'_>,
+    roots: &[(Turn, Child)],
+    decided: &[Option<i32>],
+    depth: u32,
+    scores: &mut [i32],
+) -> Option<(usize, i32)> {
+    let mut alpha = -INF;
+    let beta = INF;
+    let mut iteration_best: Option<(usize, i32)> = None;
+    for (i, (_, child)) in roots.iter().enumerate() {
+        let score = if let Some(score) = decided[i] {
+            score
+        } else if i == 0 {
+            -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
+        } else {
+            let s = -searcher.negamax(&child.pos, depth - 1, -alpha - 1, -alpha, 1);
+            if s > alpha && !searcher.stopped {
+                -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
+            } else {
+                s
+            }
+        };
+        if searcher.stopped {
+            break;
+        }
+        scores[i] = score;
+        if iteration_best.is_none_or(|(_, s)| score > s) {
+            iteration_best = Some((i, score));
+            alpha = alpha.max(score);
+        }
+    }
+    iteration_best
 }
 
 /// Converts a root score to the reported form.

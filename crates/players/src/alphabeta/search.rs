@@ -98,6 +98,14 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 }
 
 /// The state of one search (one decision).
+/// A transposition-table answer.
+enum Probe {
+    /// The stored score settles the node.
+    Cut(i32),
+    /// The stored best turn, to search first.
+    Hint(Option<u32>),
+}
+
 pub(super) struct Searcher<'a> {
     pub tt: &'a mut Table,
     /// One move list per ply, reused between nodes so that searching does not allocate.
@@ -187,6 +195,27 @@ impl Searcher<'_> {
         false
     }
 
+    /// What the transposition table knows of `key` for a search `depth` deep in the window
+    /// `(alpha, beta)`: a score that settles the node, or the best turn to try first.
+    fn probe(&self, key: u64, depth: u32, alpha: i32, beta: i32, ply: usize) -> Probe {
+        let Some(e) = self.tt.probe(key) else {
+            return Probe::Hint(None);
+        };
+        if u32::from(e.depth) >= depth {
+            let s = from_tt(i32::from(e.score), ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+                Bound::None => false,
+            };
+            if cut {
+                return Probe::Cut(s);
+            }
+        }
+        Probe::Hint(Some(e.best))
+    }
+
     /// Negamax value of `pos` (a turn start below the root) searched `depth` turns deep.
     pub fn negamax(
         &mut self,
@@ -211,22 +240,10 @@ impl Searcher<'_> {
         }
         let alpha_start = alpha;
         let key = pos.hash();
-        let mut tt_best = None;
-        if let Some(e) = self.tt.probe(key) {
-            tt_best = Some(e.best);
-            if u32::from(e.depth) >= depth {
-                let s = from_tt(i32::from(e.score), ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                    Bound::None => false,
-                };
-                if cut {
-                    return s;
-                }
-            }
-        }
+        let tt_best = match self.probe(key, depth, alpha, beta, ply) {
+            Probe::Cut(score) => return score,
+            Probe::Hint(best) => best,
+        };
         let mut list = self.take_buffer(ply);
         children(pos, &mut list, tt_best);
         self.path.push(PathEntry::of(pos));
