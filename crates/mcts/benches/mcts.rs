@@ -33,7 +33,13 @@ fn single_search(c: &mut Criterion) {
         group.bench_function(id, |b| {
             b.iter(|| {
                 let mut search = Search::new(Wide::new(10, 60), config, 0).unwrap();
-                black_box(search.run(&UniformEvaluator::default()).map(|r| r.chosen))
+                black_box(
+                    search
+                        .run(&UniformEvaluator::default())
+                        .ok()
+                        .flatten()
+                        .map(|r| r.chosen),
+                )
             })
         });
     }
@@ -46,7 +52,13 @@ fn single_search(c: &mut Criterion) {
     group.bench_function("Puct/tictactoe/800x8", |b| {
         b.iter(|| {
             let mut search = Search::new(TicTacToe::parse(". . . . . . . . ."), config, 0).unwrap();
-            black_box(search.run(&UniformEvaluator::default()).map(|r| r.chosen))
+            black_box(
+                search
+                    .run(&UniformEvaluator::default())
+                    .ok()
+                    .flatten()
+                    .map(|r| r.chosen),
+            )
         })
     });
     group.finish();
@@ -77,7 +89,7 @@ fn many_searches(c: &mut Criterion) {
                 if !pending {
                     break;
                 }
-                evaluate_pending(&mut searches, &UniformEvaluator::default(), &mut out);
+                evaluate_pending(&mut searches, &UniformEvaluator::default(), &mut out).unwrap();
             }
             black_box(searches.len())
         })

@@ -98,27 +98,56 @@ impl<G: GameState> Clone for EvalRequest<'_, G> {
 
 impl<G: GameState> Copy for EvalRequest<'_, G> {}
 
+/// Why an evaluator could not evaluate a batch: a device failure, a stopped inference
+/// service. The search stops and hands it to its caller.
+#[derive(Debug, thiserror::Error)]
+#[error("evaluation failed: {0}")]
+pub struct EvalError(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl EvalError {
+    /// An evaluation error from any error or message.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        EvalError(error.into())
+    }
+}
+
 /// Priors and values for a batch of positions: where a neural network plugs in.
 pub trait Evaluator<G: GameState>: Send + Sync {
     /// Evaluates the whole batch at once, appending exactly one [`Evaluation`] per request, in
-    /// order, to `out` (which the caller has cleared).
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>);
+    /// order, to `out` (which the caller has cleared), or says why it could not.
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError>;
 }
 
 impl<G: GameState, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
-        (**self).evaluate(batch, out);
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
+        (**self).evaluate(batch, out)
     }
 }
 
 impl<G: GameState, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
-        (**self).evaluate(batch, out);
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
+        (**self).evaluate(batch, out)
     }
 }
 
 impl<G: GameState, E: Evaluator<G> + ?Sized> Evaluator<G> for Arc<E> {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
-        (**self).evaluate(batch, out);
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
+        (**self).evaluate(batch, out)
     }
 }

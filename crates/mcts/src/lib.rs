@@ -35,7 +35,7 @@
 //!
 //! let config = SearchConfig { simulations: 400, ..SearchConfig::default().for_match() };
 //! let mut search = Search::new(Nim { stones: 7, to_move: 0 }, config, 42).unwrap();
-//! let result = search.run(&RolloutEvaluator::new(1)).unwrap();
+//! let result = search.run(&RolloutEvaluator::new(1)).unwrap().expect("the root is not terminal");
 //! assert_eq!(result.best, 3); // leave a multiple of four
 //! ```
 
@@ -47,7 +47,7 @@ pub mod search;
 pub mod seed;
 
 pub use config::{Algorithm, ConfigError, GumbelConfig, SearchConfig, TemperatureSchedule};
-pub use game::{EvalRequest, Evaluation, Evaluator, GameState, Terminal};
+pub use game::{EvalError, EvalRequest, Evaluation, Evaluator, GameState, Terminal};
 pub use rollout::{RolloutEvaluator, UniformEvaluator};
 pub use search::{Search, SearchResult, SearchState};
 pub use seed::derive_seed;

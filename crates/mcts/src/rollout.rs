@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::game::{EvalRequest, Evaluation, Evaluator, GameState};
+use crate::game::{EvalError, EvalRequest, Evaluation, Evaluator, GameState};
 use crate::seed::derive_seed;
 
 /// Uniform priors and the same WDL everywhere. For tests, benchmarks and batching experiments.
@@ -25,12 +25,17 @@ impl Default for UniformEvaluator {
 }
 
 impl<G: GameState> Evaluator<G> for UniformEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         out.extend(
             batch
                 .iter()
                 .map(|r| Evaluation::uniform(r.legal.len(), self.wdl)),
         );
+        Ok(())
     }
 }
 
@@ -103,7 +108,11 @@ impl RolloutEvaluator {
 }
 
 impl<G: GameState> Evaluator<G> for RolloutEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         let first = self
             .counter
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
@@ -111,5 +120,6 @@ impl<G: GameState> Evaluator<G> for RolloutEvaluator {
             let mut rng = SmallRng::seed_from_u64(derive_seed(self.seed, first + i as u64));
             Evaluation::uniform(r.legal.len(), self.rollout_wdl(r.state, &mut rng))
         }));
+        Ok(())
     }
 }

@@ -43,13 +43,14 @@ use std::borrow::BorrowMut;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::config::{ConfigError, SearchConfig};
-use crate::game::{EvalRequest, Evaluation, Evaluator, GameState, Terminal};
+use crate::game::{EvalError, EvalRequest, Evaluation, Evaluator, GameState, Terminal};
 use crate::search::{Search, SearchResult, SearchState};
 use crate::seed::derive_seed;
 
 /// Evaluates the pending leaves of all `searches` with ONE evaluator call and supplies the
-/// results back. Returns the batch size (0, without calling the evaluator, if nothing is pending).
-/// `out` is a reusable buffer.
+/// results back. Returns the batch size (0, without calling the evaluator, if nothing is pending),
+/// or the evaluator's error (every search's pending leaves are then abandoned). `out` is a
+/// reusable buffer.
 ///
 /// Accepts `&mut [Search<G>]` as well as `&mut [&mut Search<G>]` gathered from larger structs.
 ///
@@ -59,7 +60,7 @@ pub fn evaluate_pending<G, E, S>(
     searches: &mut [S],
     evaluator: &E,
     out: &mut Vec<Evaluation>,
-) -> usize
+) -> Result<usize, EvalError>
 where
     G: GameState,
     E: Evaluator<G> + ?Sized,
@@ -71,16 +72,20 @@ where
         .collect();
     let n = requests.len();
     if n == 0 {
-        return 0;
+        return Ok(0);
     }
     out.clear();
-    evaluator.evaluate(&requests, out);
+    let evaluated = evaluator.evaluate(&requests, out);
+    drop(requests);
+    if let Err(e) = evaluated {
+        searches.iter_mut().for_each(|s| s.borrow_mut().abandon());
+        return Err(e);
+    }
     assert_eq!(
         out.len(),
         n,
         "the evaluator must return one evaluation per request"
     );
-    drop(requests);
     let mut offset = 0;
     for s in searches.iter_mut() {
         let s = s.borrow_mut();
@@ -90,7 +95,18 @@ where
             offset += k;
         }
     }
-    n
+    Ok(n)
+}
+
+/// Why [`play_games`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    /// The search settings were rejected.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The evaluator failed.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
 }
 
 /// What a game's policy does after a search.
@@ -238,7 +254,7 @@ impl<G: GameState, P: GamePolicy<G>> Slot<G, P> {
 /// returns, keeping `schedule.concurrent` of them in progress and evaluating all their leaves
 /// with one evaluator call per round. `on_finished(i, record)` receives each finished game, in
 /// the order they finish. Once `stop` is set the function returns at the next round; games still
-/// running are dropped.
+/// running are dropped. An evaluator error stops every game and is returned.
 pub fn play_games<G, E, P>(
     evaluator: &E,
     config: &SearchConfig,
@@ -247,7 +263,7 @@ pub fn play_games<G, E, P>(
     stop: &AtomicBool,
     counters: &ScheduleCounters,
     mut on_finished: impl FnMut(u64, P::Record),
-) -> Result<(), ConfigError>
+) -> Result<(), ScheduleError>
 where
     G: GameState,
     E: Evaluator<G> + ?Sized,
@@ -290,7 +306,7 @@ where
             }
         }
         let mut searches: Vec<&mut Search<G>> = slots.iter_mut().map(|s| &mut s.search).collect();
-        let n = evaluate_pending(&mut searches, evaluator, &mut out);
+        let n = evaluate_pending(&mut searches, evaluator, &mut out)?;
         if n > 0 {
             counters.evaluations.fetch_add(n as u64, Ordering::Relaxed);
             counters.network_calls.fetch_add(1, Ordering::Relaxed);
@@ -380,7 +396,7 @@ pub fn record_games<G, E>(
     evaluator: &E,
     schedule: &Schedule,
     max_actions: u32,
-) -> Result<Vec<SearchedGame<G>>, ConfigError>
+) -> Result<Vec<SearchedGame<G>>, ScheduleError>
 where
     G: GameState,
     E: Evaluator<G> + ?Sized,

@@ -30,7 +30,7 @@ fn single_search_sends_full_batches() {
             ..config(1 + 8 * 8, 8)
         };
         let mut search = Search::new(Wide::new(10, 100), cfg, 0).unwrap();
-        let result = search.run(&evaluator).unwrap();
+        let result = search.run(&evaluator).unwrap().unwrap();
         assert_eq!(
             evaluator.sizes(),
             [1, 8, 8, 8, 8, 8, 8, 8, 8],
@@ -44,7 +44,7 @@ fn single_search_sends_full_batches() {
 fn last_batch_holds_the_remainder() {
     let evaluator = Recording::new(UniformEvaluator::default());
     let mut search = Search::new(Wide::new(10, 100), config(20, 8), 0).unwrap();
-    search.run(&evaluator).unwrap();
+    search.run(&evaluator).unwrap().unwrap();
     assert_eq!(evaluator.sizes(), [1, 8, 8, 3]);
 }
 
@@ -54,7 +54,7 @@ fn terminal_leaves_are_valued_without_the_evaluator() {
     // simulations end on terminal nodes.
     let evaluator = Recording::new(UniformEvaluator::default());
     let mut search = Search::new(Nim::new(2), config(200, 4), 0).unwrap();
-    let result = search.run(&evaluator).unwrap().clone();
+    let result = search.run(&evaluator).unwrap().unwrap().clone();
     assert_eq!(search.root_visits(), 200);
     assert!(evaluator.total() <= 4, "{:?}", evaluator.sizes());
     // Taking both stones wins on the spot, and the exact terminal values show it.
@@ -77,7 +77,7 @@ fn collisions_in_a_narrow_tree_still_count_every_simulation_once() {
             ..config(100, 16)
         };
         let mut search = Search::new(state.clone(), cfg, 0).unwrap();
-        let result = search.run(&evaluator).unwrap().clone();
+        let result = search.run(&evaluator).unwrap().unwrap().clone();
         assert_eq!(search.root_visits(), 100, "{algorithm:?}");
         assert_eq!(result.visits.iter().sum::<u32>(), 99, "{algorithm:?}");
         assert!(evaluator.sizes().iter().all(|&n| n <= 16));
@@ -101,7 +101,7 @@ fn many_searches_share_one_evaluator_call() {
         if !any {
             break;
         }
-        evaluate_pending(&mut searches, &evaluator, &mut out);
+        evaluate_pending(&mut searches, &evaluator, &mut out).unwrap();
     }
     assert_eq!(evaluator.sizes(), [16, 64, 64, 64, 64, 64]);
     assert!(
@@ -122,8 +122,14 @@ fn evaluate_pending_accepts_borrowed_searches_and_skips_idle_ones() {
     assert_eq!(a.step(), SearchState::NeedsEvaluation);
     // `b` has not stepped: nothing pending, contributes nothing.
     let mut both = [&mut a, &mut b];
-    assert_eq!(evaluate_pending(&mut both, &evaluator, &mut out), 1);
-    assert_eq!(evaluate_pending(&mut both, &evaluator, &mut out), 0);
+    assert_eq!(
+        evaluate_pending(&mut both, &evaluator, &mut out).unwrap(),
+        1
+    );
+    assert_eq!(
+        evaluate_pending(&mut both, &evaluator, &mut out).unwrap(),
+        0
+    );
     assert_eq!(evaluator.sizes(), [1]);
 }
 
@@ -204,11 +210,58 @@ proptest! {
         let evaluator = Recording::new(RolloutEvaluator::new(seed));
         let cfg = SearchConfig { algorithm, ..config(simulations, batch) };
         let mut search = Search::new(Nim::new(stones), cfg, seed).unwrap();
-        let result = search.run(&evaluator).unwrap().clone();
+        let result = search.run(&evaluator).unwrap().unwrap().clone();
         prop_assert_eq!(search.root_visits(), simulations);
         prop_assert_eq!(result.visits.iter().sum::<u32>(), simulations - 1);
         prop_assert!(evaluator.sizes().iter().all(|&n| n >= 1 && n <= batch as usize));
         prop_assert!((result.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         prop_assert!(result.actions.contains(&result.chosen));
     }
+}
+
+/// Fails every call after the first `ok` calls.
+struct Failing {
+    ok: std::sync::atomic::AtomicU32,
+}
+
+impl<G: fanorona_mcts::GameState> fanorona_mcts::Evaluator<G> for Failing {
+    fn evaluate(
+        &self,
+        batch: &[fanorona_mcts::EvalRequest<'_, G>],
+        out: &mut Vec<fanorona_mcts::Evaluation>,
+    ) -> Result<(), fanorona_mcts::EvalError> {
+        use std::sync::atomic::Ordering;
+        if self.ok.load(Ordering::Relaxed) == 0 {
+            return Err(fanorona_mcts::EvalError::new("device lost"));
+        }
+        self.ok.fetch_sub(1, Ordering::Relaxed);
+        UniformEvaluator::default().evaluate(batch, out)
+    }
+}
+
+#[test]
+fn an_evaluator_error_stops_the_search_and_the_games_and_names_itself() {
+    let failing = || Failing {
+        ok: std::sync::atomic::AtomicU32::new(2),
+    };
+    let mut search = Search::new(Wide::new(5, 10), config(64, 4), 0).unwrap();
+    let err = search.run(&failing()).unwrap_err();
+    assert!(err.to_string().contains("device lost"), "{err}");
+    // The search is left idle and consistent: it runs again with a working evaluator.
+    let result = search.run(&UniformEvaluator::default()).unwrap().unwrap();
+    assert!(result.visits.iter().sum::<u32>() > 0);
+    let schedule = Schedule {
+        games: 4,
+        concurrent: 2,
+        ..Schedule::default()
+    };
+    let err = record_games(
+        |_| Wide::new(3, 6),
+        &config(8, 2),
+        &failing(),
+        &schedule,
+        50,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("device lost"), "{err}");
 }

@@ -26,7 +26,11 @@ fn noisy(algorithm: Algorithm) -> SearchConfig {
 
 fn search_empty_board(config: SearchConfig, seed: u64) -> SearchResult<u8> {
     let mut search = Search::new(TicTacToe::parse(". . . . . . . . ."), config, seed).unwrap();
-    search.run(&RolloutEvaluator::new(99)).unwrap().clone()
+    search
+        .run(&RolloutEvaluator::new(99))
+        .unwrap()
+        .unwrap()
+        .clone()
 }
 
 #[test]

@@ -23,7 +23,7 @@ fn evaluate<G: fanorona_mcts::GameState, E: Evaluator<G>>(
         .map(|(state, legal)| EvalRequest { state, legal })
         .collect();
     let mut out = Vec::new();
-    evaluator.evaluate(&batch, &mut out);
+    evaluator.evaluate(&batch, &mut out).unwrap();
     out
 }
 

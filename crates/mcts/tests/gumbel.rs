@@ -25,13 +25,13 @@ fn nim_with_eight_simulations() {
     for (stones, best) in [(7, 3), (10, 2), (9, 1)] {
         // Without noise the halving winner is the best move.
         let mut search = Search::new(Nim::new(stones), gumbel(8, 1, false), 0).unwrap();
-        let result = search.run(&perfect_nim()).unwrap();
+        let result = search.run(&perfect_nim()).unwrap().unwrap();
         assert_eq!(result.chosen, best, "stones {stones}: {result:?}");
         assert_eq!(result.best, best, "stones {stones}: {result:?}");
         // With noise the played move is a sample, but the target still points at the best move.
         for seed in 0..5 {
             let mut search = Search::new(Nim::new(stones), gumbel(8, 2, true), seed).unwrap();
-            let result = search.run(&perfect_nim()).unwrap();
+            let result = search.run(&perfect_nim()).unwrap().unwrap();
             assert_eq!(
                 result.best, best,
                 "stones {stones}, seed {seed}: {result:?}"
@@ -47,7 +47,7 @@ fn nim_with_eight_simulations() {
 #[test]
 fn policy_target_sums_to_one_and_favours_the_best_move() {
     let mut search = Search::new(Nim::new(7), gumbel(16, 4, true), 1).unwrap();
-    let result = search.run(&perfect_nim()).unwrap();
+    let result = search.run(&perfect_nim()).unwrap().unwrap();
     let total: f32 = result.policy.iter().sum();
     assert!((total - 1.0).abs() < 1e-5, "{result:?}");
     assert!(result.policy_of(3) > 0.9, "{result:?}");
@@ -64,7 +64,7 @@ fn tic_tac_toe_takes_the_win_with_rollouts() {
     );
     for seed in 0..4 {
         let mut search = Search::new(state.clone(), gumbel(32, 4, true), seed).unwrap();
-        let result = search.run(&RolloutEvaluator::new(seed)).unwrap();
+        let result = search.run(&RolloutEvaluator::new(seed)).unwrap().unwrap();
         assert_eq!(result.best, 2, "seed {seed}: {result:?}");
         assert_eq!(result.chosen, 2, "seed {seed}: {result:?}");
         assert!(result.policy_of(2) > 0.5, "{result:?}");
@@ -82,7 +82,7 @@ fn chain_nim_mid_turn_with_small_budgets() {
     for (state, best) in cases {
         for sims in [8, 16, 32] {
             let mut search = Search::new(state.clone(), gumbel(sims, 4, false), 7).unwrap();
-            let result = search.run(&perfect_chain_nim()).unwrap();
+            let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
             assert_eq!(
                 result.chosen, best,
                 "{state:?}, {sims} simulations: {result:?}"
@@ -95,7 +95,7 @@ fn chain_nim_mid_turn_with_small_budgets() {
         }
         // Values must also win against priors that put 90% on the losing step.
         let mut search = Search::new(state.clone(), gumbel(32, 1, false), 7).unwrap();
-        let result = search.run(&misleading_chain_nim()).unwrap();
+        let result = search.run(&misleading_chain_nim()).unwrap().unwrap();
         assert_eq!(
             result.chosen, best,
             "{state:?}, misleading priors: {result:?}"
@@ -107,7 +107,7 @@ fn chain_nim_mid_turn_with_small_budgets() {
 fn budget_is_spent_exactly() {
     for (sims, batch) in [(8, 1), (8, 4), (13, 8), (32, 8)] {
         let mut search = Search::new(Nim::new(21), gumbel(sims, batch, true), 0).unwrap();
-        let result = search.run(&RolloutEvaluator::new(0)).unwrap();
+        let result = search.run(&RolloutEvaluator::new(0)).unwrap().unwrap();
         assert_eq!(result.simulations, sims);
         assert_eq!(result.visits.iter().sum::<u32>(), sims - 1, "{result:?}");
     }
@@ -118,7 +118,7 @@ fn sequential_halving_spends_most_on_the_winner() {
     // 9 legal actions, 32 simulations: every action is tried, the survivor gets the most.
     let state = TicTacToe::parse(". . . . . . . . .");
     let mut search = Search::new(state, gumbel(32, 1, true), 3).unwrap();
-    let result = search.run(&RolloutEvaluator::new(1)).unwrap();
+    let result = search.run(&RolloutEvaluator::new(1)).unwrap().unwrap();
     assert!(result.visits.iter().all(|&n| n >= 1), "{result:?}");
     let max = *result.visits.iter().max().unwrap();
     assert_eq!(result.visits_of(result.chosen), max, "{result:?}");
@@ -135,7 +135,7 @@ fn batching_keeps_the_halving_schedule() {
     ] {
         for batch in [1, 4, 8] {
             let mut search = Search::new(state.clone(), gumbel(32, batch, true), 2).unwrap();
-            let result = search.run(&perfect_chain_nim()).unwrap();
+            let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
             let mut visits = result.visits.clone();
             visits.sort_unstable();
             assert_eq!(visits, [15, 16], "{state:?}, batch {batch}: {result:?}");

@@ -21,7 +21,7 @@ fn nim_rollouts_leave_a_multiple_of_four() {
     for (stones, best) in [(7, 3), (10, 2), (9, 1)] {
         for batch in [1, 8] {
             let mut search = Search::new(Nim::new(stones), puct(800, batch), 5).unwrap();
-            let result = search.run(&RolloutEvaluator::new(11)).unwrap();
+            let result = search.run(&RolloutEvaluator::new(11)).unwrap().unwrap();
             assert_eq!(
                 result.best, best,
                 "stones {stones}, batch {batch}: {result:?}"
@@ -47,7 +47,7 @@ fn tic_tac_toe_takes_the_win_and_blocks() {
     for (state, best) in [(win, 2), (block, 8)] {
         for batch in [1, 4] {
             let mut search = Search::new(state.clone(), puct(1500, batch), 1).unwrap();
-            let result = search.run(&RolloutEvaluator::new(2)).unwrap();
+            let result = search.run(&RolloutEvaluator::new(2)).unwrap().unwrap();
             assert_eq!(result.best, best, "batch {batch}: {result:?}");
         }
     }
@@ -71,7 +71,7 @@ fn chain_nim_perfect_values_pick_the_winning_chain_step() {
         assert_eq!(state.winning_actions(), vec![best], "test case {state:?}");
         for batch in [1, 4] {
             let mut search = Search::new(state.clone(), puct(64, batch), 3).unwrap();
-            let result = search.run(&perfect_chain_nim()).unwrap();
+            let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
             assert_eq!(result.best, best, "{state:?}, batch {batch}: {result:?}");
             assert!(
                 result.value > 0.5,
@@ -87,7 +87,7 @@ fn chain_nim_values_beat_misleading_priors() {
     // Priors favour a losing step at every level, so the averages need many visits to turn.
     for (state, best) in chain_cases() {
         let mut search = Search::new(state.clone(), puct(3000, 4), 3).unwrap();
-        let result = search.run(&misleading_chain_nim()).unwrap();
+        let result = search.run(&misleading_chain_nim()).unwrap().unwrap();
         assert_eq!(result.best, best, "{state:?}: {result:?}");
     }
 }
@@ -96,7 +96,7 @@ fn chain_nim_values_beat_misleading_priors() {
 fn chain_nim_rollouts_pick_the_winning_chain_step() {
     for (state, best) in chain_cases() {
         let mut search = Search::new(state.clone(), puct(1000, 4), 9).unwrap();
-        let result = search.run(&RolloutEvaluator::new(4)).unwrap();
+        let result = search.run(&RolloutEvaluator::new(4)).unwrap().unwrap();
         assert_eq!(result.best, best, "{state:?}: {result:?}");
     }
 }
@@ -106,15 +106,15 @@ fn root_value_is_for_the_player_to_move() {
     // Four stones at the start of a turn: lost whatever the player does. (Averages include the
     // opponent's exploratory mistakes, hence the margins.)
     let mut search = Search::new(ChainNim::new(4, 0), puct(200, 1), 0).unwrap();
-    let result = search.run(&perfect_chain_nim()).unwrap();
+    let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
     assert!(result.value < -0.8, "{result:?}");
     assert!(result.wdl[2] > 0.8, "{result:?}");
     // The mirror image: five stones is a win for the player to move.
     let mut search = Search::new(ChainNim::new(5, 0), puct(200, 1), 0).unwrap();
-    let result = search.run(&perfect_chain_nim()).unwrap();
+    let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
     assert!(result.value > 0.8, "{result:?}");
     let mut search = Search::new(Nim::new(8), puct(200, 2), 0).unwrap();
-    let result = search.run(&perfect_nim()).unwrap();
+    let result = search.run(&perfect_nim()).unwrap().unwrap();
     assert!(result.value < -0.8, "{result:?}");
     assert!(result.q.iter().all(|q| q.unwrap() < -0.7), "{result:?}");
 }
@@ -122,7 +122,11 @@ fn root_value_is_for_the_player_to_move() {
 #[test]
 fn visit_counts_add_up_and_policy_is_normalised() {
     let mut search = Search::new(Nim::new(21), puct(300, 8), 0).unwrap();
-    let result = search.run(&RolloutEvaluator::new(0)).unwrap().clone();
+    let result = search
+        .run(&RolloutEvaluator::new(0))
+        .unwrap()
+        .unwrap()
+        .clone();
     // The root's own evaluation is the first simulation.
     assert_eq!(result.visits.iter().sum::<u32>(), 299);
     assert_eq!(result.simulations, 300);
@@ -135,7 +139,7 @@ fn visit_counts_add_up_and_policy_is_normalised() {
 #[test]
 fn terminal_root_gives_no_result() {
     let mut search = Search::new(Nim::new(0), puct(10, 1), 0).unwrap();
-    assert!(search.run(&RolloutEvaluator::new(0)).is_none());
+    assert!(search.run(&RolloutEvaluator::new(0)).unwrap().is_none());
     search.start();
     assert_eq!(search.step(), SearchState::Done);
 }
@@ -143,7 +147,7 @@ fn terminal_root_gives_no_result() {
 #[test]
 fn one_simulation_returns_the_priors() {
     let mut search = Search::new(Nim::new(5), puct(1, 1), 0).unwrap();
-    let result = search.run(&perfect_nim()).unwrap();
+    let result = search.run(&perfect_nim()).unwrap().unwrap();
     assert_eq!(result.visits, vec![0, 0, 0]);
     assert_eq!(result.policy, result.priors);
 }

@@ -149,8 +149,12 @@ pub fn sample_states(count: usize, seed: u64) -> Vec<(FanoronaState, Vec<Action>
 
 /// Measures the whole evaluation the search sees ([`NetEvaluator`]: encoding, forward pass,
 /// masking the illegal actions and the softmax over the legal ones) at `batch` positions per
-/// call, on positions from real games.
-pub fn bench_evaluator(cfg: &NetConfig, batch: usize, seconds: f64) -> BenchResult {
+/// call, on positions from real games. Fails if the evaluator does (before any timing).
+pub fn bench_evaluator(
+    cfg: &NetConfig,
+    batch: usize,
+    seconds: f64,
+) -> Result<BenchResult, fanorona_mcts::EvalError> {
     let evaluator = NetEvaluator::new(InferenceModel::random(cfg, &Device::flex()));
     let states = sample_states(batch, 3);
     let requests: Vec<EvalRequest<'_, FanoronaState>> = states
@@ -158,11 +162,20 @@ pub fn bench_evaluator(cfg: &NetConfig, batch: usize, seconds: f64) -> BenchResu
         .map(|(s, l)| EvalRequest { state: s, legal: l })
         .collect();
     let mut out = Vec::new();
-    let (network_calls, elapsed) = time_loop(seconds, || evaluator.evaluate(&requests, &mut out));
+    evaluator.evaluate(&requests, &mut out)?;
+    let mut failure = None;
+    let (network_calls, elapsed) = time_loop(seconds, || {
+        if let Err(e) = evaluator.evaluate(&requests, &mut out) {
+            failure.get_or_insert(e);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
     let evals_per_sec = (network_calls * batch) as f64 / elapsed.as_secs_f64();
-    BenchResult {
+    Ok(BenchResult {
         evals_per_sec,
         gflops: evals_per_sec * cfg.flops_per_eval() / 1e9,
         network_calls,
-    }
+    })
 }

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use fanorona_mcts::{EvalRequest, Evaluation, Evaluator};
+use fanorona_mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
 use fanorona_players::FanoronaState;
 
 use crate::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
@@ -104,17 +104,26 @@ impl NetEvaluator {
 }
 
 impl Evaluator<FanoronaState> for NetEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, FanoronaState>], out: &mut Vec<Evaluation>) {
+    /// Fails when the network (the device) fails.
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, FanoronaState>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         out.clear();
         if batch.is_empty() {
-            return;
+            return Ok(());
         }
         let planes = encode_batch(batch);
-        let (logits, wdl) = self.model.forward_owned(planes, batch.len());
-        decode_batch(batch, &logits, &wdl, out);
+        let output = self
+            .model
+            .try_forward_owned(planes, batch.len())
+            .map_err(EvalError::new)?;
+        decode_batch(batch, &output.policy_logits, &output.wdl, out);
         self.evaluations
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
         self.calls.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -147,7 +156,7 @@ mod tests {
             .map(|(s, l)| EvalRequest { state: s, legal: l })
             .collect();
         let mut out = Vec::new();
-        eval.evaluate(&requests, &mut out);
+        eval.evaluate(&requests, &mut out).unwrap();
         assert_eq!(out.len(), requests.len());
         for (e, r) in out.iter().zip(&requests) {
             assert_eq!(e.priors.len(), r.legal.len());

@@ -10,17 +10,20 @@ use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use fanorona_mcts::{EvalRequest, Evaluation, Evaluator};
+use fanorona_mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
 use fanorona_players::FanoronaState;
 
 use crate::encoding::{ACTION_COUNT, INPUT_LEN};
 use crate::evaluator::{decode_batch, encode_batch};
 use crate::inference::InferenceModel;
 
+/// Policy logits and WDL of one job's positions, or why the network failed.
+type Reply = Result<(Vec<f32>, Vec<f32>), String>;
+
 struct Job {
     planes: Vec<f32>,
     count: usize,
-    reply: mpsc::Sender<(Vec<f32>, Vec<f32>)>,
+    reply: mpsc::Sender<Reply>,
 }
 
 /// Counters of a running service.
@@ -105,16 +108,26 @@ fn serve(
         for job in &mut jobs {
             planes.append(&mut job.planes);
         }
-        let (logits, wdl) = model.forward_owned(planes, count);
+        let (logits, wdl) = match model.try_forward_owned(planes, count) {
+            Ok(out) => (out.policy_logits, out.wdl),
+            Err(e) => {
+                // Every waiting thread hears of the failure; the service goes on serving.
+                let message = e.to_string();
+                for job in jobs {
+                    let _ = job.reply.send(Err(message.clone()));
+                }
+                continue;
+            }
+        };
         stats.evaluations.fetch_add(count as u64, Ordering::Relaxed);
         stats.network_calls.fetch_add(1, Ordering::Relaxed);
         let mut at = 0;
         for job in jobs {
             let n = job.count;
-            let part = (
+            let part = Ok((
                 logits[at * ACTION_COUNT..(at + n) * ACTION_COUNT].to_vec(),
                 wdl[at * 3..(at + n) * 3].to_vec(),
-            );
+            ));
             at += n;
             // A thread that gave up waiting is not an error for the others.
             let _ = job.reply.send(part);
@@ -129,12 +142,16 @@ pub struct ServiceEvaluator {
 }
 
 impl Evaluator<FanoronaState> for ServiceEvaluator {
-    /// # Panics
-    /// If the service thread has stopped (it only stops when the service is dropped).
-    fn evaluate(&self, batch: &[EvalRequest<'_, FanoronaState>], out: &mut Vec<Evaluation>) {
+    /// Fails when the network fails, or when the service has stopped (it only stops when the
+    /// service is dropped).
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, FanoronaState>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         out.clear();
         if batch.is_empty() {
-            return;
+            return Ok(());
         }
         let (reply, answer) = mpsc::channel();
         let job = Job {
@@ -144,10 +161,12 @@ impl Evaluator<FanoronaState> for ServiceEvaluator {
         };
         let sent = self.sender.as_ref().is_some_and(|s| s.send(job).is_ok());
         let result = if sent { answer.recv().ok() } else { None };
-        let Some((logits, wdl)) = result else {
-            panic!("the inference service has stopped");
+        let Some(reply) = result else {
+            return Err(EvalError::new("the inference service has stopped"));
         };
+        let (logits, wdl) = reply.map_err(EvalError::new)?;
         decode_batch(batch, &logits, &wdl, out);
+        Ok(())
     }
 }
 
@@ -175,7 +194,7 @@ mod tests {
             legal: &legal,
         }];
         let mut want = Vec::new();
-        direct.evaluate(&request, &mut want);
+        direct.evaluate(&request, &mut want).unwrap();
         let (threads, rounds) = (4, 5);
         let barrier = std::sync::Barrier::new(threads);
         std::thread::scope(|scope| {
@@ -187,7 +206,7 @@ mod tests {
                     let mut got = Vec::new();
                     for _ in 0..rounds {
                         barrier.wait();
-                        evaluator.evaluate(&request, &mut got);
+                        evaluator.evaluate(&request, &mut got).unwrap();
                         assert_eq!(got.len(), 1);
                         for (a, b) in got[0].priors.iter().zip(&want[0].priors) {
                             assert!((a - b).abs() < 1e-5);

@@ -83,7 +83,13 @@ fn mcts(c: &mut Criterion) {
                 b.iter(|| {
                     let mut search = Search::new(FanoronaState::new(game.clone()), config, 0)
                         .expect("valid config");
-                    black_box(search.run(&UniformEvaluator::default()).map(|r| r.best))
+                    black_box(
+                        search
+                            .run(&UniformEvaluator::default())
+                            .ok()
+                            .flatten()
+                            .map(|r| r.best),
+                    )
                 })
             });
         }

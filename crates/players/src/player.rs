@@ -107,6 +107,9 @@ pub enum PlayerError {
     /// A limit of zero.
     #[error("the limit `{0}` must be at least 1")]
     ZeroLimit(Limit),
+    /// The evaluator (a network, a device) failed.
+    #[error("{0}")]
+    Evaluation(String),
     /// The search configuration was rejected.
     #[error(transparent)]
     Config(#[from] fanorona_mcts::ConfigError),

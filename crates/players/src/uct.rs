@@ -149,7 +149,10 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         let mut value = None;
         loop {
             let result = match deadline {
-                None => search.run_with(&self.evaluator, simulations).cloned(),
+                None => search
+                    .run_with(&self.evaluator, simulations)
+                    .map_err(|e| PlayerError::Evaluation(e.to_string()))?
+                    .cloned(),
                 Some(deadline) => {
                     let now = Instant::now();
                     let step_end = now + deadline.saturating_duration_since(now) / 2;
@@ -157,6 +160,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                     loop {
                         let chunk = search
                             .run_with(&self.evaluator, MctsConfig::TIME_CHUNK)
+                            .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                             .cloned();
                         let Some(chunk) = chunk else { break };
                         total += u64::from(chunk.simulations);

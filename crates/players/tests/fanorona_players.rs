@@ -315,7 +315,7 @@ fn mcts_finds_the_capture_chain_that_wins() {
     let state = FanoronaState::new(game(CHAIN_WIPEOUT));
     let mut search = Search::new(state, uct(400), 1).unwrap();
     let evaluator = RolloutEvaluator::new(3);
-    let result = search.run(&evaluator).unwrap();
+    let result = search.run(&evaluator).unwrap().unwrap();
     assert_eq!(
         result.best,
         "a1b1a".parse::<Action>().unwrap(),
@@ -328,7 +328,7 @@ fn mcts_finds_the_capture_chain_that_wins() {
         0,
         "the chain goes on: White again"
     );
-    let result = search.run(&evaluator).unwrap();
+    let result = search.run(&evaluator).unwrap().unwrap();
     assert_eq!(
         result.best,
         "b1b2a".parse::<Action>().unwrap(),

@@ -27,9 +27,9 @@ pub enum TrainError {
     /// A shard could not be written.
     #[error(transparent)]
     Replay(#[from] crate::replay::ReplayError),
-    /// The self-play search settings were rejected.
-    #[error("self-play search: {0}")]
-    Search(#[from] fanorona_mcts::ConfigError),
+    /// The self-play search settings were rejected, or the network failed.
+    #[error("self-play: {0}")]
+    Search(#[from] fanorona_mcts::scheduler::ScheduleError),
     /// A self-play thread could not be started or died.
     #[error("self-play thread: {0}")]
     Thread(String),

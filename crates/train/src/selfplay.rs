@@ -13,10 +13,10 @@
 use std::sync::atomic::AtomicBool;
 
 use fanorona_engine::{Action, Game, Position, Rules};
-use fanorona_mcts::scheduler::{GamePolicy, Schedule, ScheduleCounters, Verdict, play_games};
-use fanorona_mcts::{
-    ConfigError, Evaluator, GameState, SearchConfig, SearchResult, Terminal, derive_seed,
+use fanorona_mcts::scheduler::{
+    GamePolicy, Schedule, ScheduleCounters, ScheduleError, Verdict, play_games,
 };
+use fanorona_mcts::{Evaluator, GameState, SearchConfig, SearchResult, Terminal, derive_seed};
 use fanorona_players::FanoronaState;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -218,7 +218,7 @@ pub fn play(
     counters: &ScheduleCounters,
     stop: &AtomicBool,
     on_game: &mut dyn FnMut(FinishedGame),
-) -> Result<(), ConfigError> {
+) -> Result<(), ScheduleError> {
     let start = Game::new(settings.rules);
     play_games(
         evaluator,
@@ -238,7 +238,7 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fanorona_mcts::{EvalRequest, Evaluation};
+    use fanorona_mcts::{EvalError, EvalRequest, Evaluation};
 
     fn section() -> SelfPlaySection {
         SelfPlaySection {
@@ -413,12 +413,17 @@ mod tests {
     /// Every position looks lost to the side to move.
     struct Hopeless;
     impl Evaluator<FanoronaState> for Hopeless {
-        fn evaluate(&self, batch: &[EvalRequest<'_, FanoronaState>], out: &mut Vec<Evaluation>) {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, FanoronaState>],
+            out: &mut Vec<Evaluation>,
+        ) -> Result<(), EvalError> {
             out.extend(
                 batch
                     .iter()
                     .map(|r| Evaluation::uniform(r.legal.len(), [0.0, 0.0, 1.0])),
             );
+            Ok(())
         }
     }
 

@@ -52,7 +52,7 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
             raw64 = Some(r.evals_per_sec);
         }
     }
-    let full = bench_evaluator(&cfg, 64, args.seconds);
+    let full = bench_evaluator(&cfg, 64, args.seconds)?;
     let share = raw64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     println!(
         "full evaluation path at batch 64 (encode + forward + legal-move softmax): {:.0} evals/s, {share:.0}% of the raw forward pass",

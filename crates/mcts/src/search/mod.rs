@@ -27,7 +27,7 @@ use rand::rngs::StdRng;
 pub use result::SearchResult;
 
 use crate::config::{ConfigError, SearchConfig};
-use crate::game::{EvalRequest, Evaluation, Evaluator, GameState};
+use crate::game::{EvalError, EvalRequest, Evaluation, Evaluator, GameState};
 use policy::TreePolicy;
 use tree::{NodeId, Status, Tree};
 
@@ -265,32 +265,37 @@ impl<G: GameState> Search<G> {
     }
 
     /// Runs a whole search of [`SearchConfig::simulations`] with `evaluator` and returns its
-    /// result (`None` if the root is terminal).
+    /// result (`None` if the root is terminal), or the evaluator's error.
     pub fn run<E: Evaluator<G> + ?Sized>(
         &mut self,
         evaluator: &E,
-    ) -> Option<&SearchResult<G::Action>> {
+    ) -> Result<Option<&SearchResult<G::Action>>, EvalError> {
         self.run_with(evaluator, self.config.simulations)
     }
 
     /// Runs `simulations` more simulations on the current tree (see
     /// [`start_with`](Self::start_with)) with `evaluator`, one call per batch, and returns the
-    /// result (`None` if the root is terminal).
+    /// result (`None` if the root is terminal), or the evaluator's error (the search is then
+    /// left idle, ready to start again).
     pub fn run_with<E: Evaluator<G> + ?Sized>(
         &mut self,
         evaluator: &E,
         simulations: u32,
-    ) -> Option<&SearchResult<G::Action>> {
+    ) -> Result<Option<&SearchResult<G::Action>>, EvalError> {
         self.start_with(simulations);
         let mut out = Vec::new();
         while self.step() == SearchState::NeedsEvaluation {
             let requests: Vec<EvalRequest<'_, G>> = self.requests().collect();
             out.clear();
-            evaluator.evaluate(&requests, &mut out);
+            let evaluated = evaluator.evaluate(&requests, &mut out);
             drop(requests);
+            if let Err(e) = evaluated {
+                self.abandon();
+                return Err(e);
+            }
             self.supply(&out);
         }
-        self.result()
+        Ok(self.result())
     }
 
     /// Plays `action` at the root. With [`SearchConfig::reuse_tree`], the action's subtree
@@ -322,6 +327,22 @@ impl<G: GameState> Search<G> {
         self.result = None;
         self.policy.reset();
         self.root_prepared = false;
+    }
+
+    /// Gives up the pending leaves of a batch that could not be evaluated: their selections
+    /// are undone and the search is idle (its tree keeps what earlier batches added).
+    pub fn abandon(&mut self) {
+        for leaf in 0..self.num_pending {
+            let node = self.pending[leaf].node;
+            self.tree.node_mut(node).status = Status::Fresh;
+            self.tree.undo_selection(node);
+        }
+        self.num_pending = 0;
+        for node in self.collisions.drain(..) {
+            self.tree.undo_selection(node);
+        }
+        self.phase = Phase::Idle;
+        self.result = None;
     }
 
     /// Replaces the root position and drops the tree (for a position not reached by `advance`).

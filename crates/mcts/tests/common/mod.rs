@@ -5,7 +5,7 @@ pub mod games;
 
 use std::sync::Mutex;
 
-use fanorona_mcts::{EvalRequest, Evaluation, Evaluator, GameState};
+use fanorona_mcts::{EvalError, EvalRequest, Evaluation, Evaluator, GameState};
 
 /// An evaluator defined by a function of one position.
 pub struct FnEvaluator<F>(pub F);
@@ -15,8 +15,13 @@ where
     G: GameState,
     F: Fn(&G, &[G::Action]) -> Evaluation + Send + Sync,
 {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         out.extend(batch.iter().map(|r| (self.0)(r.state, r.legal)));
+        Ok(())
     }
 }
 
@@ -44,9 +49,13 @@ impl<E> Recording<E> {
 }
 
 impl<G: GameState, E: Evaluator<G>> Evaluator<G> for Recording<E> {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut Vec<Evaluation>) {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), EvalError> {
         self.sizes.lock().unwrap().push(batch.len());
-        self.inner.evaluate(batch, out);
+        self.inner.evaluate(batch, out)
     }
 }
 
