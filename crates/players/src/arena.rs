@@ -28,6 +28,7 @@ use rand::{RngExt, SeedableRng};
 
 use crate::elo::{EloEstimate, MatchScore};
 use crate::player::{Player, PlayerError};
+use crate::session::GameSession;
 use fanorona_mcts::derive_seed;
 
 /// Settings of a match.
@@ -148,27 +149,39 @@ pub enum GameResult {
     Loss,
 }
 
-/// One game of a match.
+/// One game of a match: the [`GameSession`] it was played in, which side had which colour,
+/// and how much of it was the random opening.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
+pub struct MatchGame {
     /// 0-based game number.
     pub index: u32,
     /// The colour player A had.
     pub a_color: Color,
-    /// The position the game started from (the start position; the opening is in `turns`).
-    pub start: Position,
-    /// How many of the first `turns` were the random opening.
+    /// How many of the first turns were the random opening.
     pub opening_turns: u32,
-    /// Every turn, in order, opening included.
-    pub turns: Vec<Turn>,
-    /// How it ended; `None` when it was stopped by [`MatchConfig::max_turns`].
-    pub outcome: Option<Outcome>,
+    /// The game: the start position and every turn, opening included.
+    pub session: GameSession,
 }
 
-impl GameRecord {
+impl MatchGame {
+    /// The position the game started from (the start position; the opening is in the turns).
+    pub fn start(&self) -> &Position {
+        self.session.start()
+    }
+
+    /// Every turn, in order, opening included.
+    pub fn turns(&self) -> &[Turn] {
+        self.session.turns()
+    }
+
+    /// How it ended; `None` when it was stopped by [`MatchConfig::max_turns`].
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.session.outcome()
+    }
+
     /// The result for player A (a stopped game is a draw).
     pub fn result_for_a(&self) -> GameResult {
-        match self.outcome.and_then(Outcome::winner) {
+        match self.outcome().and_then(Outcome::winner) {
             Some(w) if w == self.a_color => GameResult::Win,
             Some(_) => GameResult::Loss,
             None => GameResult::Draw,
@@ -186,13 +199,13 @@ impl GameRecord {
 
     /// The score string: `1-0`, `0-1`, `1/2-1/2`, or `*` for a stopped game.
     pub fn score(&self) -> &'static str {
-        self.outcome.map_or("*", Outcome::score)
+        self.outcome().map_or("*", Outcome::score)
     }
 
     /// Why it ended: `all-captured`, `no-legal-move`, `repetition`, `no-progress`, or
     /// `turn-limit` for a stopped game.
     pub fn reason(&self) -> &'static str {
-        self.outcome.map_or("turn-limit", Outcome::reason_tag)
+        self.outcome().map_or("turn-limit", Outcome::reason_tag)
     }
 
     /// The game as one line of a games file, fields separated by `" | "`:
@@ -204,20 +217,20 @@ impl GameRecord {
     /// The game number is 1-based; the start position and the turns are in the notation of
     /// docs/rules.md, the turns separated by single spaces (the first `K` are the random opening);
     /// the result is `1-0`, `0-1`, `1/2-1/2` or `*` (stopped), and the reason is one of
-    /// [`GameRecord::reason`]'s tags. Example:
+    /// [`MatchGame::reason`]'s tags. Example:
     ///
     /// ```text
     /// 1 white=A black=B opening=2 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a ... | 1-0 all-captured
     /// ```
     pub fn to_line(&self) -> String {
-        let turns: Vec<String> = self.turns.iter().map(Turn::to_string).collect();
+        let turns: Vec<String> = self.turns().iter().map(Turn::to_string).collect();
         format!(
             "{} white={} black={} opening={} | {} | {} | {} {}",
             self.index + 1,
             self.side_of(Color::White),
             self.side_of(Color::Black),
             self.opening_turns,
-            self.start,
+            self.start(),
             turns.join(" "),
             self.score(),
             self.reason()
@@ -237,7 +250,7 @@ pub struct MatchResult {
     /// Games stopped by [`MatchConfig::max_turns`] (counted as draws).
     pub turn_limit_draws: u32,
     /// Every game, by game number.
-    pub games: Vec<GameRecord>,
+    pub games: Vec<MatchGame>,
 }
 
 impl MatchResult {
@@ -257,17 +270,17 @@ impl MatchResult {
         if self.games.is_empty() {
             return 0.0;
         }
-        let total: usize = self.games.iter().map(|g| g.turns.len()).sum();
+        let total: usize = self.games.iter().map(|g| g.turns().len()).sum();
         total as f64 / self.games.len() as f64
     }
 
-    fn add(&mut self, record: GameRecord) {
+    fn add(&mut self, record: MatchGame) {
         match record.result_for_a() {
             GameResult::Win => self.score.wins += 1,
             GameResult::Draw => self.score.draws += 1,
             GameResult::Loss => self.score.losses += 1,
         }
-        match record.outcome {
+        match record.outcome() {
             Some(Outcome::Draw(DrawReason::Repetition)) => self.repetition_draws += 1,
             Some(Outcome::Draw(DrawReason::NoProgress)) => self.no_progress_draws += 1,
             Some(Outcome::Win { .. }) => {}
@@ -325,7 +338,7 @@ fn play_game(
     index: u32,
     make_a: &PlayerFactory<'_>,
     make_b: &PlayerFactory<'_>,
-) -> Result<GameRecord, MatchError> {
+) -> Result<MatchGame, MatchError> {
     let game_number = index + 1;
     let pair = u64::from(index / 2);
     let a_color = if index.is_multiple_of(2) {
@@ -350,38 +363,33 @@ fn play_game(
         config.opening_plies,
         config.rules,
     );
-    let mut game = Game::new(config.rules);
-    let start = *game.position();
+    let mut session = GameSession::new(Position::start(), config.rules);
     for turn in &opening {
         // The opening was drawn by playing these very turns.
-        let _ = game.play_turn(turn);
+        let _ = session.play(turn);
     }
-    let mut record = GameRecord {
+    let mut record = MatchGame {
         index,
         a_color,
-        start,
         opening_turns: opening.len() as u32,
-        turns: opening,
-        outcome: None,
+        session,
     };
-    while record.turns.len() < config.max_turns as usize {
-        if let Some(outcome) = game.outcome() {
-            record.outcome = Some(outcome);
-            break;
-        }
-        let color = game.position().side_to_move();
+    while record.turns().len() < config.max_turns as usize && record.outcome().is_none() {
+        let color = record.session.position().side_to_move();
         let side = record.side_of(color);
         let player: &mut Box<dyn Player> = if side == Side::A { &mut a } else { &mut b };
         let choice = player
-            .choose(&game, None)
+            .choose(record.session.game(), None)
             .map_err(|source| MatchError::Player {
                 game: game_number,
                 side,
                 name: player.name().to_string(),
                 source,
             })?;
-        let position = game.position().to_string();
-        game.play_turn(&choice.turn)
+        let position = record.session.position().to_string();
+        record
+            .session
+            .play(&choice.turn)
             .map_err(|source| MatchError::IllegalTurn {
                 game: game_number,
                 side,
@@ -390,10 +398,6 @@ fn play_game(
                 position,
                 source: Box::new(source),
             })?;
-        record.turns.push(choice.turn);
-    }
-    if record.outcome.is_none() {
-        record.outcome = game.outcome();
     }
     Ok(record)
 }
@@ -405,7 +409,7 @@ pub fn play_match(
     config: &MatchConfig,
     make_a: &PlayerFactory<'_>,
     make_b: &PlayerFactory<'_>,
-    mut on_game: impl FnMut(&GameRecord, &MatchScore),
+    mut on_game: impl FnMut(&MatchGame, &MatchScore),
 ) -> Result<MatchResult, MatchError> {
     let next = AtomicU32::new(0);
     let abort = AtomicBool::new(false);
@@ -413,8 +417,8 @@ pub fn play_match(
         .threads
         .clamp(1, MatchConfig::MAX_THREADS)
         .min(config.games.max(1) as usize);
-    let (sender, receiver) = mpsc::channel::<Result<GameRecord, MatchError>>();
-    let mut records: Vec<GameRecord> = Vec::new();
+    let (sender, receiver) = mpsc::channel::<Result<MatchGame, MatchError>>();
+    let mut records: Vec<MatchGame> = Vec::new();
     let mut running = MatchScore::default();
     let mut first_error = None;
     std::thread::scope(|scope| {

@@ -92,7 +92,20 @@ pub fn check_choosable(game: &Game) -> Result<(), ChooseError> {
 ///
 /// The players are deterministic for a given game (their seeds derive from the position), so
 /// tests and bug reports can rely on a level playing the same turn in the same game.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Takes the biggest capture it sees, without looking ahead.
     Beginner,

@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::player::{Choice, Limit, Player, PlayerError};
 
 /// A game: where it started, the turns played, and the engine's [`Game`] after them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameSession {
     start: Position,
     turns: Vec<Turn>,

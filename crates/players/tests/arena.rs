@@ -35,13 +35,13 @@ fn games_alternate_colours_and_share_openings_in_pairs() {
         };
         assert_eq!(g.a_color, expected);
         assert_eq!(g.opening_turns, 4);
-        assert!(g.outcome.is_some(), "games end by the rules");
+        assert!(g.outcome().is_some(), "games end by the rules");
     }
     for pair in result.games.chunks(2) {
-        assert_eq!(pair[0].turns[..4], pair[1].turns[..4], "same opening");
-        assert_ne!(pair[0].turns, pair[1].turns, "but not the same game");
+        assert_eq!(pair[0].turns()[..4], pair[1].turns()[..4], "same opening");
+        assert_ne!(pair[0].turns(), pair[1].turns(), "but not the same game");
     }
-    assert_ne!(result.games[0].turns[..4], result.games[2].turns[..4]);
+    assert_ne!(result.games[0].turns()[..4], result.games[2].turns()[..4]);
     let s = result.score;
     assert_eq!(s.games(), 6);
     let draws = result.repetition_draws + result.no_progress_draws + result.turn_limit_draws;
@@ -70,11 +70,11 @@ fn game_records_replay_legally() {
     let (a, b) = (factory("greedy"), factory("random"));
     let result = play_match(&config(4, 2, 3), &a, &b, |_, _| {}).unwrap();
     for g in &result.games {
-        let mut game = Game::from_position(g.start, Rules::default());
-        for t in &g.turns {
+        let mut game = Game::from_position(*g.start(), Rules::default());
+        for t in g.turns() {
             game.play_turn(t).unwrap();
         }
-        assert_eq!(game.outcome(), g.outcome);
+        assert_eq!(game.outcome(), g.outcome());
         let line = g.to_line();
         assert!(
             line.starts_with(&format!("{} white=", g.index + 1)),
@@ -129,8 +129,8 @@ fn runaway_games_are_stopped_and_counted() {
     };
     let result = play_match(&cfg, &a, &b, |_, _| {}).unwrap();
     for g in &result.games {
-        assert!(g.turns.len() <= 6);
-        if g.outcome.is_none() {
+        assert!(g.turns().len() <= 6);
+        if g.outcome().is_none() {
             assert_eq!(g.score(), "*");
             assert_eq!(g.reason(), "turn-limit");
         }

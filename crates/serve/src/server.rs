@@ -223,7 +223,7 @@ async fn info(State(app): State<AppState>) -> axum::Json<InfoView> {
             .into_iter()
             .map(|l| LevelView::new(l, app.chooser.as_ref()))
             .collect(),
-        default_level: Level::default().name().into(),
+        default_level: Level::default(),
         start: START_FEN.into(),
         no_progress_limit: app.config.rules.no_progress_limit,
         max_body_bytes: app.config.max_body_bytes,
@@ -322,7 +322,7 @@ fn search_and_reply(
     let state = StateView::build(&record, app.config.max_listed_turns)?;
     Ok(MoveResponse {
         engine_turn,
-        level: level.name().into(),
+        level,
         think_ms,
         state,
     })

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use fanorona_engine::{Bitboard, Color, HEIGHT, Outcome, Point, StepKind, WIDTH};
+use fanorona_engine::{
+    Bitboard, Color, DrawReason, HEIGHT, Outcome, Point, StepKind, WIDTH, WinReason,
+};
 use serde::{Deserialize, Serialize};
 
 use fanorona_players::levels::{Level, TurnChooser};
@@ -27,6 +29,92 @@ pub struct GameRequest {
     pub level: Option<String>,
 }
 
+/// A side, as the API writes it: `white` or `black`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// White, who moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+/// The kind of a step: `approach`, `withdrawal` or `paika`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A capture by approach.
+    Approach,
+    /// A capture by withdrawal.
+    Withdrawal,
+    /// A step that captures nothing.
+    Paika,
+}
+
+impl From<StepKind> for Kind {
+    fn from(k: StepKind) -> Kind {
+        match k {
+            StepKind::Approach => Kind::Approach,
+            StepKind::Withdrawal => Kind::Withdrawal,
+            StepKind::Paika => Kind::Paika,
+        }
+    }
+}
+
+/// A finished game's score: `1-0`, `0-1` or `1/2-1/2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Score {
+    /// White won.
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    /// Black won.
+    #[serde(rename = "0-1")]
+    BlackWins,
+    /// A draw.
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+/// Why a game ended, in the engine's reason tags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndReason {
+    /// A side lost its last stone.
+    AllCaptured,
+    /// The side to move had no legal move.
+    NoLegalMove,
+    /// Threefold repetition.
+    Repetition,
+    /// The no-progress limit.
+    NoProgress,
+}
+
+impl From<Outcome> for EndReason {
+    fn from(o: Outcome) -> EndReason {
+        match o {
+            Outcome::Win {
+                reason: WinReason::AllCaptured,
+                ..
+            } => EndReason::AllCaptured,
+            Outcome::Win {
+                reason: WinReason::NoLegalMove,
+                ..
+            } => EndReason::NoLegalMove,
+            Outcome::Draw(DrawReason::Repetition) => EndReason::Repetition,
+            Outcome::Draw(DrawReason::NoProgress) => EndReason::NoProgress,
+        }
+    }
+}
+
 /// The state of a game after the turns sent (and, for `/api/move`, the engine's turn).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StateView {
@@ -39,7 +127,7 @@ pub struct StateView {
     /// The board, rows 5 down to 1, each nine characters `a`..`i`: `W`, `B` or `.`.
     pub board: Vec<String>,
     /// `white` or `black`.
-    pub side_to_move: String,
+    pub side_to_move: Side,
     /// Turn number (increases after Black's turn).
     pub turn_number: u32,
     /// Consecutive turns without a capture.
@@ -80,7 +168,7 @@ pub struct StepView {
     /// Destination point, e.g. `e3`.
     pub to: String,
     /// `approach`, `withdrawal` or `paika`.
-    pub kind: String,
+    pub kind: Kind,
     /// The enemy stones it captures, nearest first.
     pub captured: Vec<String>,
 }
@@ -91,7 +179,7 @@ pub struct TurnView {
     /// The turn in notation.
     pub turn: String,
     /// Who played it: `white` or `black`.
-    pub color: String,
+    pub color: Side,
     /// Its steps.
     pub steps: Vec<StepView>,
 }
@@ -100,11 +188,11 @@ pub struct TurnView {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OutcomeView {
     /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: String,
+    pub result: Score,
     /// `white`, `black`, or `null` for a draw.
-    pub winner: Option<String>,
+    pub winner: Option<Side>,
     /// `all-captured`, `no-legal-move`, `repetition` or `no-progress`.
-    pub reason: String,
+    pub reason: EndReason,
     /// The result in words, e.g. `white wins: black has no stones left`.
     pub message: String,
 }
@@ -115,7 +203,7 @@ pub struct MoveResponse {
     /// The engine's turn, or `null` when the game was already over.
     pub engine_turn: Option<TurnView>,
     /// The level the engine played at.
-    pub level: String,
+    pub level: Level,
     /// How long the engine thought, in milliseconds.
     pub think_ms: u64,
     /// The game after the engine's turn.
@@ -139,7 +227,7 @@ pub struct InfoView {
     /// The strength levels, weakest first.
     pub levels: Vec<LevelView>,
     /// The level used when a request names none.
-    pub default_level: String,
+    pub default_level: Level,
     /// The standard start position.
     pub start: String,
     /// The no-progress draw limit.
@@ -156,7 +244,7 @@ pub struct InfoView {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LevelView {
     /// Its name.
-    pub name: String,
+    pub name: Level,
     /// What it is like to play.
     pub description: String,
     /// Think time per turn in milliseconds.
@@ -173,7 +261,7 @@ impl LevelView {
     pub fn new(level: Level, chooser: &dyn TurnChooser) -> LevelView {
         let strength = chooser.level_strength(level);
         LevelView {
-            name: level.name().into(),
+            name: level,
             description: strength.description,
             think_ms: level.think_time().as_millis() as u64,
             depth: strength.depth,
@@ -216,12 +304,7 @@ impl From<&StepDetail> for StepView {
             step: d.step.to_string(),
             from: d.step.from().to_string(),
             to: d.step.to().to_string(),
-            kind: match d.step.kind() {
-                StepKind::Paika => "paika",
-                StepKind::Approach => "approach",
-                StepKind::Withdrawal => "withdrawal",
-            }
-            .into(),
+            kind: d.step.kind().into(),
             captured: captured_in_order(d),
         }
     }
@@ -230,9 +313,13 @@ impl From<&StepDetail> for StepView {
 impl From<Outcome> for OutcomeView {
     fn from(o: Outcome) -> OutcomeView {
         OutcomeView {
-            result: o.score().into(),
-            winner: o.winner().map(|c| c.name().into()),
-            reason: o.reason_tag().into(),
+            result: match o.winner() {
+                Some(Color::White) => Score::WhiteWins,
+                Some(Color::Black) => Score::BlackWins,
+                None => Score::Draw,
+            },
+            winner: o.winner().map(Side::from),
+            reason: o.into(),
             message: o.to_string(),
         }
     }
@@ -247,7 +334,7 @@ pub fn turn_view(color: Color, steps: &[StepDetail]) -> TurnView {
             .map(|s| s.step.as_str())
             .collect::<Vec<_>>()
             .join(","),
-        color: color.name().into(),
+        color: color.into(),
         steps,
     }
 }
@@ -286,7 +373,7 @@ impl StateView {
             turns: record.turns().iter().map(|t| t.to_string()).collect(),
             position: pos.to_string(),
             board,
-            side_to_move: pos.side_to_move().name().into(),
+            side_to_move: pos.side_to_move().into(),
             turn_number: pos.turn_number(),
             no_capture_turns: pos.no_capture_turns(),
             no_progress_limit: game.rules().no_progress_limit,

@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use fanorona_serve::view::{ErrorBody, MoveResponse, StateView};
+use fanorona_serve::view::{EndReason, ErrorBody, Kind, MoveResponse, Score, Side, StateView};
 use std::sync::Arc;
 
 use fanorona_players::levels::ClassicalChooser;
@@ -127,7 +127,7 @@ async fn the_start_position_lists_whites_five_opening_captures() {
     let s = state(json!({})).await;
     assert_eq!(s.start, fanorona_engine::START_FEN);
     assert_eq!(s.position, fanorona_engine::START_FEN);
-    assert_eq!(s.side_to_move, "white");
+    assert_eq!(s.side_to_move, Side::White);
     assert_eq!(s.board[2], "BWBW.BWBW");
     assert!(s.outcome.is_none() && s.last_turn.is_none());
     let mut listed = turns(&s);
@@ -135,24 +135,21 @@ async fn the_start_position_lists_whites_five_opening_captures() {
     assert_eq!(listed, ["d2e3a", "d3e3a", "d3e3w", "e2e3a", "f2e3a"]);
     let e2e3a = &s.steps["e2e3a"];
     assert_eq!((e2e3a.from.as_str(), e2e3a.to.as_str()), ("e2", "e3"));
-    assert_eq!(e2e3a.kind, "approach");
+    assert_eq!(e2e3a.kind, Kind::Approach);
     assert_eq!(e2e3a.captured, ["e4", "e5"]);
     // d3e3w withdraws from c3; the line runs on to the edge only through black stones.
     assert_eq!(s.steps["d3e3w"].captured, ["c3"]);
-    assert_eq!(s.steps["d3e3w"].kind, "withdrawal");
+    assert_eq!(s.steps["d3e3w"].kind, Kind::Withdrawal);
 }
 
 #[tokio::test]
 async fn a_legal_game_is_replayed_and_the_last_turn_described() {
     let s = state(json!({"turns": ["e2e3a"]})).await;
     assert_eq!(s.turns, ["e2e3a"]);
-    assert_eq!(s.side_to_move, "black");
+    assert_eq!(s.side_to_move, Side::Black);
     assert_eq!((s.stones.white, s.stones.black), (22, 20));
     let last = s.last_turn.as_ref().unwrap();
-    assert_eq!(
-        (last.turn.as_str(), last.color.as_str()),
-        ("e2e3a", "white")
-    );
+    assert_eq!((last.turn.as_str(), last.color), ("e2e3a", Side::White));
     assert_eq!(last.steps[0].captured, ["e4", "e5"]);
     assert!(!s.legal_turns.is_empty());
     for turn in &s.legal_turns {
@@ -182,11 +179,11 @@ async fn chains_list_every_prefix_and_both_capture_kinds() {
 async fn the_engine_answers_with_a_legal_turn() {
     let m = engine_move(json!({"turns": ["e2e3a"], "level": "beginner"})).await;
     let turn = m.engine_turn.expect("the engine plays");
-    assert_eq!(turn.color, "black");
-    assert_eq!(m.level, "beginner");
+    assert_eq!(turn.color, Side::Black);
+    assert_eq!(m.level, fanorona_players::levels::Level::Beginner);
     assert_eq!(m.state.turns.len(), 2);
     assert_eq!(m.state.turns[1], turn.turn);
-    assert_eq!(m.state.side_to_move, "white");
+    assert_eq!(m.state.side_to_move, Side::White);
     assert_eq!(m.state.last_turn.unwrap().turn, turn.turn);
     // The state the server sent back replays: its turns are legal.
     let s = state(json!({"turns": m.state.turns})).await;
@@ -197,7 +194,7 @@ async fn the_engine_answers_with_a_legal_turn() {
 async fn every_level_plays_the_opening() {
     for level in ["beginner", "easy", "medium", "hard"] {
         let m = engine_move(json!({"level": level})).await;
-        assert_eq!(m.engine_turn.unwrap().color, "white", "{level}");
+        assert_eq!(m.engine_turn.unwrap().color, Side::White, "{level}");
     }
 }
 
@@ -290,9 +287,9 @@ async fn game_over_by_capture_no_progress_and_no_stones() {
     let m = engine_move(json!({"start": "9/9/W1BBBBBBB/9/9 w", "level": "medium"})).await;
     assert_eq!(m.engine_turn.unwrap().turn, "a3b3a");
     let outcome = m.state.outcome.unwrap();
-    assert_eq!(outcome.result, "1-0");
-    assert_eq!(outcome.winner.as_deref(), Some("white"));
-    assert_eq!(outcome.reason, "all-captured");
+    assert_eq!(outcome.result, Score::WhiteWins);
+    assert_eq!(outcome.winner, Some(Side::White));
+    assert_eq!(outcome.reason, EndReason::AllCaptured);
     assert_eq!(outcome.message, "white wins: black has no stones left");
     assert!(m.state.legal_turns.is_empty() && m.state.steps.is_empty());
 
@@ -300,7 +297,7 @@ async fn game_over_by_capture_no_progress_and_no_stones() {
     let over = json!({"start": "9/9/W1BBBBBBB/9/9 w", "turns": ["a3b3a"]});
     let m = engine_move(over.clone()).await;
     assert!(m.engine_turn.is_none());
-    assert_eq!(m.state.outcome.unwrap().reason, "all-captured");
+    assert_eq!(m.state.outcome.unwrap().reason, EndReason::AllCaptured);
     let (status, e) = error(
         "/api/state",
         json!({"start": "9/9/W1BBBBBBB/9/9 w", "turns": ["a3b3a", "a1a2"]}),
@@ -313,16 +310,16 @@ async fn game_over_by_capture_no_progress_and_no_stones() {
     let s = state(json!({"start": "9/9/9/9/W7B w 49 30", "turns": ["a1a2"]})).await;
     let outcome = s.outcome.unwrap();
     assert_eq!(
-        (outcome.result.as_str(), outcome.reason.as_str()),
-        ("1/2-1/2", "no-progress")
+        (outcome.result, outcome.reason),
+        (Score::Draw, EndReason::NoProgress)
     );
     assert_eq!(outcome.winner, None);
 
     // A side with stones but no move loses: Black's corner stone is boxed in.
     let s = state(json!({"start": "BW7/WW7/9/9/9 b"})).await;
     let outcome = s.outcome.unwrap();
-    assert_eq!(outcome.reason, "no-legal-move");
-    assert_eq!(outcome.winner.as_deref(), Some("white"));
+    assert_eq!(outcome.reason, EndReason::NoLegalMove);
+    assert_eq!(outcome.winner, Some(Side::White));
 }
 
 #[tokio::test]
@@ -335,7 +332,7 @@ async fn threefold_repetition_draws() {
     }
     let s = state(json!({"start": "8B/9/9/9/W8 w", "turns": played})).await;
     let outcome = s.outcome.unwrap();
-    assert_eq!(outcome.reason, "repetition");
+    assert_eq!(outcome.reason, EndReason::Repetition);
 }
 
 #[tokio::test]
@@ -384,12 +381,12 @@ async fn every_listed_turn_is_accepted_until_the_game_ends() {
                 .sum();
             played.push(turn.join(","));
             let after = state(json!({ "turns": played })).await;
-            let before_them = if s.side_to_move == "white" {
+            let before_them = if s.side_to_move == Side::White {
                 s.stones.black
             } else {
                 s.stones.white
             };
-            let after_them = if s.side_to_move == "white" {
+            let after_them = if s.side_to_move == Side::White {
                 after.stones.black
             } else {
                 after.stones.white

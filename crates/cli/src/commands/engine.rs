@@ -66,8 +66,8 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_engine::{Game, Position, Rules, Turn, parse_position};
-use fanorona_players::{ChoiceInfo, Limit, Player};
+use fanorona_engine::{Position, Rules, Turn, parse_position};
+use fanorona_players::{ChoiceInfo, GameSession, Limit, Player};
 
 use super::players::{make_player, parse_spec};
 
@@ -96,14 +96,14 @@ enum Flow {
 
 /// The engine's state: the game and the player.
 struct Session {
-    game: Game,
+    game: GameSession,
     player: Box<dyn Player>,
 }
 
 /// Answers the commands read from `input` on `output` until `quit` or the end of the input.
 pub fn serve(input: impl BufRead, mut output: impl Write, player: Box<dyn Player>) -> Result<()> {
     let mut session = Session {
-        game: Game::new(Rules::default()),
+        game: GameSession::new(Position::start(), Rules::default()),
         player,
     };
     for line in input.lines() {
@@ -160,7 +160,7 @@ impl Session {
                 Ok(())
             }
             "newgame" => {
-                self.game = Game::new(Rules::default());
+                self.game = GameSession::new(Position::start(), Rules::default());
                 self.player.new_game();
                 Ok(())
             }
@@ -199,13 +199,13 @@ impl Session {
             }
             None => return Err("expected `startpos` or `fen <position>`".into()),
         };
-        let mut game = Game::from_position(start, Rules::default());
+        let mut game = GameSession::new(start, Rules::default());
         for (i, text) in turns.iter().enumerate() {
             let number = i + 1;
             let turn: Turn = text
                 .parse()
                 .map_err(|e| format!("turn {number} ({text}) does not parse: {e}"))?;
-            game.play_turn(&turn)
+            game.play(&turn)
                 .map_err(|e| format!("turn {number} ({text}) is illegal: {e}"))?;
         }
         self.game = game;
@@ -258,7 +258,7 @@ impl Session {
         }
         let choice = self
             .player
-            .choose(&self.game, limit)
+            .choose(self.game.game(), limit)
             .map_err(|e| e.to_string())?;
         out.push(info_line(&choice.info));
         out.push(format!("bestturn {}", choice.turn));

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use fanorona_players::arena::{FactoryError, GameRecord, MatchConfig, MatchResult, play_match};
+use fanorona_players::arena::{FactoryError, MatchConfig, MatchGame, MatchResult, play_match};
 use fanorona_players::elo::{MatchScore, elo_number};
 use fanorona_players::{Player, PlayerSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -250,7 +250,7 @@ fn header(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> String {
 }
 
 /// Writes the games file atomically (the project's one atomic write).
-fn write_games(path: &Path, games: &[GameRecord], header: &str) -> Result<()> {
+fn write_games(path: &Path, games: &[MatchGame], header: &str) -> Result<()> {
     let mut text = String::from(header);
     for g in games {
         text.push_str(&g.to_line());
