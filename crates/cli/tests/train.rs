@@ -271,4 +271,24 @@ fn bench_net_reports_rates() {
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
+    // With a config, the network its `[model]` section trains; flags override it.
+    let out = run(bin()
+        .args(["bench-net", "--config"])
+        .arg(tiny_config())
+        .args([
+            "--channels",
+            "12",
+            "--seconds",
+            "0.02",
+            "--train-batch",
+            "8",
+        ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("network 1 blocks x 12 channels (global pooling every 0)"),
+        "{text}"
+    );
+    let out = bin().args(["bench-net", "--blocks", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`blocks` = 0"));
 }

@@ -1,5 +1,7 @@
 //! `fanorona bench-net`: how fast the network evaluates and trains on this machine.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use clap::Args;
 use fanorona_net::NetConfig;
@@ -8,12 +10,16 @@ use fanorona_net::bench::{bench_evaluator, bench_forward, bench_train};
 /// Arguments of `fanorona bench-net`.
 #[derive(Args, Debug)]
 pub struct BenchNetArgs {
-    /// Residual blocks.
-    #[arg(long, default_value_t = 6)]
-    pub blocks: usize,
-    /// Channels per convolution.
-    #[arg(long, default_value_t = 64)]
-    pub channels: usize,
+    /// Measure the network this training config trains (its `[model]` section). Without it,
+    /// the default network (the one `configs/default.toml` trains).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Residual blocks (overrides the config's).
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    /// Channels per convolution (overrides the config's).
+    #[arg(long)]
+    pub channels: Option<usize>,
     /// Seconds per measurement.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
@@ -24,23 +30,28 @@ pub struct BenchNetArgs {
 
 /// Run `fanorona bench-net`.
 pub fn run(args: &BenchNetArgs) -> Result<()> {
-    anyhow::ensure!((1..=40).contains(&args.blocks), "--blocks must be 1 to 40");
-    anyhow::ensure!(
-        (4..=512).contains(&args.channels),
-        "--channels must be 4 to 512"
-    );
+    let mut cfg = match &args.config {
+        Some(path) => fanorona_train::TrainConfig::load(path)?.model,
+        None => NetConfig::default(),
+    };
+    if let Some(blocks) = args.blocks {
+        cfg = cfg.with_blocks(blocks);
+    }
+    if let Some(channels) = args.channels {
+        cfg = cfg.with_channels(channels);
+    }
+    cfg.validate()
+        .map_err(|e| anyhow::anyhow!("network shape: {e}"))?;
     anyhow::ensure!(
         args.seconds > 0.0 && args.seconds <= 600.0,
         "--seconds must be in (0, 600]"
     );
-    let cfg = NetConfig::new()
-        .with_blocks(args.blocks)
-        .with_channels(args.channels);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "network {} blocks x {} channels, {:.1} MFLOP per evaluation, CPU (flex), {threads} threads",
-        args.blocks,
-        args.channels,
+        "network {} blocks x {} channels (global pooling every {}), {:.1} MFLOP per evaluation, CPU (flex), {threads} threads",
+        cfg.blocks,
+        cfg.channels,
+        cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
     );
     println!("{:>7}  {:>12}  {:>9}", "batch", "evals/s", "GFLOP/s");
