@@ -3,6 +3,13 @@
 //! Each subcommand lives in its own module under `commands/`; this file parses the command
 //! line and turns errors into messages and exit codes (1 for a failed command, 2 for a
 //! usage error, as clap does).
+//!
+//! ```text
+//! fanorona train --config configs/default.toml          # train (Ctrl-C stops, rerun resumes)
+//! fanorona pit net:path=checkpoints/sample-4x48.fnm,sims=200 alphabeta:depth=3 --games 40
+//! fanorona serve --model checkpoints/sample-4x48.fnm    # play in a browser
+//! fanorona play --level hard --color black              # play in the terminal
+//! ```
 
 use std::process::ExitCode;
 

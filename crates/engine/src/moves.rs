@@ -7,6 +7,11 @@ use crate::geometry::{Direction, Point};
 
 /// A side of the game. White moves first.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 #[repr(u8)]
 pub enum Color {
     /// Starts on rows 1 and 2 and moves first.
@@ -93,6 +98,11 @@ impl<T> IndexMut<Color> for ByColor<T> {
 
 /// How a step captures.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 #[repr(u8)]
 pub enum StepKind {
     /// A non-capturing step, legal only when no capture exists.

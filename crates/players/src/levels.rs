@@ -255,6 +255,23 @@ mod tests {
     }
 
     #[test]
+    fn a_player_error_is_reported_as_itself() {
+        // In the middle of a chain, turn-level players cannot choose: the error says so.
+        let pos: fanorona_engine::Position = "3B5/9/2W1B4/1B7/8W w".parse().unwrap();
+        let mut game = Game::from_position(pos, fanorona_engine::Rules::default());
+        game.apply("c3d3a".parse().unwrap());
+        assert!(game.position().chain().is_some());
+        let err = ClassicalChooser
+            .choose(&game, Level::Easy, Instant::now() + Duration::from_secs(1))
+            .unwrap_err();
+        assert_eq!(err, ChooseError::Player(PlayerError::MidChain));
+        assert!(
+            err.to_string().contains("capture chain is in progress"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn every_level_plays_a_legal_turn() {
         let game = Game::new(fanorona_engine::Rules::default());
         for level in Level::ALL {

@@ -29,47 +29,6 @@ pub struct GameRequest {
     pub level: Option<String>,
 }
 
-/// A side, as the API writes it: `white` or `black`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// White, who moves first.
-    White,
-    /// Black.
-    Black,
-}
-
-impl From<Color> for Side {
-    fn from(c: Color) -> Side {
-        match c {
-            Color::White => Side::White,
-            Color::Black => Side::Black,
-        }
-    }
-}
-
-/// The kind of a step: `approach`, `withdrawal` or `paika`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A capture by approach.
-    Approach,
-    /// A capture by withdrawal.
-    Withdrawal,
-    /// A step that captures nothing.
-    Paika,
-}
-
-impl From<StepKind> for Kind {
-    fn from(k: StepKind) -> Kind {
-        match k {
-            StepKind::Approach => Kind::Approach,
-            StepKind::Withdrawal => Kind::Withdrawal,
-            StepKind::Paika => Kind::Paika,
-        }
-    }
-}
-
 /// A finished game's score: `1-0`, `0-1` or `1/2-1/2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Score {
@@ -127,7 +86,7 @@ pub struct StateView {
     /// The board, rows 5 down to 1, each nine characters `a`..`i`: `W`, `B` or `.`.
     pub board: Vec<String>,
     /// `white` or `black`.
-    pub side_to_move: Side,
+    pub side_to_move: Color,
     /// Turn number (increases after Black's turn).
     pub turn_number: u32,
     /// Consecutive turns without a capture.
@@ -168,7 +127,7 @@ pub struct StepView {
     /// Destination point, e.g. `e3`.
     pub to: String,
     /// `approach`, `withdrawal` or `paika`.
-    pub kind: Kind,
+    pub kind: StepKind,
     /// The enemy stones it captures, nearest first.
     pub captured: Vec<String>,
 }
@@ -179,7 +138,7 @@ pub struct TurnView {
     /// The turn in notation.
     pub turn: String,
     /// Who played it: `white` or `black`.
-    pub color: Side,
+    pub color: Color,
     /// Its steps.
     pub steps: Vec<StepView>,
 }
@@ -190,7 +149,7 @@ pub struct OutcomeView {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: Score,
     /// `white`, `black`, or `null` for a draw.
-    pub winner: Option<Side>,
+    pub winner: Option<Color>,
     /// `all-captured`, `no-legal-move`, `repetition` or `no-progress`.
     pub reason: EndReason,
     /// The result in words, e.g. `white wins: black has no stones left`.
@@ -304,7 +263,7 @@ impl From<&StepDetail> for StepView {
             step: d.step.to_string(),
             from: d.step.from().to_string(),
             to: d.step.to().to_string(),
-            kind: d.step.kind().into(),
+            kind: d.step.kind(),
             captured: captured_in_order(d),
         }
     }
@@ -318,7 +277,7 @@ impl From<Outcome> for OutcomeView {
                 Some(Color::Black) => Score::BlackWins,
                 None => Score::Draw,
             },
-            winner: o.winner().map(Side::from),
+            winner: o.winner(),
             reason: o.into(),
             message: o.to_string(),
         }
@@ -334,7 +293,7 @@ pub fn turn_view(color: Color, steps: &[StepDetail]) -> TurnView {
             .map(|s| s.step.as_str())
             .collect::<Vec<_>>()
             .join(","),
-        color: color.into(),
+        color,
         steps,
     }
 }
@@ -373,7 +332,7 @@ impl StateView {
             turns: record.turns().iter().map(|t| t.to_string()).collect(),
             position: pos.to_string(),
             board,
-            side_to_move: pos.side_to_move().into(),
+            side_to_move: pos.side_to_move(),
             turn_number: pos.turn_number(),
             no_capture_turns: pos.no_capture_turns(),
             no_progress_limit: game.rules().no_progress_limit,

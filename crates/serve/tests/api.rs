@@ -5,7 +5,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use fanorona_serve::view::{EndReason, ErrorBody, Kind, MoveResponse, Score, Side, StateView};
+use fanorona_engine::{Color, StepKind};
+use fanorona_serve::view::{EndReason, ErrorBody, MoveResponse, Score, StateView};
 use std::sync::Arc;
 
 use fanorona_players::levels::ClassicalChooser;
@@ -127,7 +128,7 @@ async fn the_start_position_lists_whites_five_opening_captures() {
     let s = state(json!({})).await;
     assert_eq!(s.start, fanorona_engine::START_FEN);
     assert_eq!(s.position, fanorona_engine::START_FEN);
-    assert_eq!(s.side_to_move, Side::White);
+    assert_eq!(s.side_to_move, Color::White);
     assert_eq!(s.board[2], "BWBW.BWBW");
     assert!(s.outcome.is_none() && s.last_turn.is_none());
     let mut listed = turns(&s);
@@ -135,21 +136,21 @@ async fn the_start_position_lists_whites_five_opening_captures() {
     assert_eq!(listed, ["d2e3a", "d3e3a", "d3e3w", "e2e3a", "f2e3a"]);
     let e2e3a = &s.steps["e2e3a"];
     assert_eq!((e2e3a.from.as_str(), e2e3a.to.as_str()), ("e2", "e3"));
-    assert_eq!(e2e3a.kind, Kind::Approach);
+    assert_eq!(e2e3a.kind, StepKind::Approach);
     assert_eq!(e2e3a.captured, ["e4", "e5"]);
     // d3e3w withdraws from c3; the line runs on to the edge only through black stones.
     assert_eq!(s.steps["d3e3w"].captured, ["c3"]);
-    assert_eq!(s.steps["d3e3w"].kind, Kind::Withdrawal);
+    assert_eq!(s.steps["d3e3w"].kind, StepKind::Withdrawal);
 }
 
 #[tokio::test]
 async fn a_legal_game_is_replayed_and_the_last_turn_described() {
     let s = state(json!({"turns": ["e2e3a"]})).await;
     assert_eq!(s.turns, ["e2e3a"]);
-    assert_eq!(s.side_to_move, Side::Black);
+    assert_eq!(s.side_to_move, Color::Black);
     assert_eq!((s.stones.white, s.stones.black), (22, 20));
     let last = s.last_turn.as_ref().unwrap();
-    assert_eq!((last.turn.as_str(), last.color), ("e2e3a", Side::White));
+    assert_eq!((last.turn.as_str(), last.color), ("e2e3a", Color::White));
     assert_eq!(last.steps[0].captured, ["e4", "e5"]);
     assert!(!s.legal_turns.is_empty());
     for turn in &s.legal_turns {
@@ -179,11 +180,11 @@ async fn chains_list_every_prefix_and_both_capture_kinds() {
 async fn the_engine_answers_with_a_legal_turn() {
     let m = engine_move(json!({"turns": ["e2e3a"], "level": "beginner"})).await;
     let turn = m.engine_turn.expect("the engine plays");
-    assert_eq!(turn.color, Side::Black);
+    assert_eq!(turn.color, Color::Black);
     assert_eq!(m.level, fanorona_players::levels::Level::Beginner);
     assert_eq!(m.state.turns.len(), 2);
     assert_eq!(m.state.turns[1], turn.turn);
-    assert_eq!(m.state.side_to_move, Side::White);
+    assert_eq!(m.state.side_to_move, Color::White);
     assert_eq!(m.state.last_turn.unwrap().turn, turn.turn);
     // The state the server sent back replays: its turns are legal.
     let s = state(json!({"turns": m.state.turns})).await;
@@ -194,7 +195,7 @@ async fn the_engine_answers_with_a_legal_turn() {
 async fn every_level_plays_the_opening() {
     for level in ["beginner", "easy", "medium", "hard"] {
         let m = engine_move(json!({"level": level})).await;
-        assert_eq!(m.engine_turn.unwrap().color, Side::White, "{level}");
+        assert_eq!(m.engine_turn.unwrap().color, Color::White, "{level}");
     }
 }
 
@@ -288,7 +289,7 @@ async fn game_over_by_capture_no_progress_and_no_stones() {
     assert_eq!(m.engine_turn.unwrap().turn, "a3b3a");
     let outcome = m.state.outcome.unwrap();
     assert_eq!(outcome.result, Score::WhiteWins);
-    assert_eq!(outcome.winner, Some(Side::White));
+    assert_eq!(outcome.winner, Some(Color::White));
     assert_eq!(outcome.reason, EndReason::AllCaptured);
     assert_eq!(outcome.message, "white wins: black has no stones left");
     assert!(m.state.legal_turns.is_empty() && m.state.steps.is_empty());
@@ -319,7 +320,7 @@ async fn game_over_by_capture_no_progress_and_no_stones() {
     let s = state(json!({"start": "BW7/WW7/9/9/9 b"})).await;
     let outcome = s.outcome.unwrap();
     assert_eq!(outcome.reason, EndReason::NoLegalMove);
-    assert_eq!(outcome.winner, Some(Side::White));
+    assert_eq!(outcome.winner, Some(Color::White));
 }
 
 #[tokio::test]
@@ -381,12 +382,12 @@ async fn every_listed_turn_is_accepted_until_the_game_ends() {
                 .sum();
             played.push(turn.join(","));
             let after = state(json!({ "turns": played })).await;
-            let before_them = if s.side_to_move == Side::White {
+            let before_them = if s.side_to_move == Color::White {
                 s.stones.black
             } else {
                 s.stones.white
             };
-            let after_them = if s.side_to_move == Side::White {
+            let after_them = if s.side_to_move == Color::White {
                 after.stones.black
             } else {
                 after.stones.white
