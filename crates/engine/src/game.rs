@@ -43,6 +43,37 @@ pub enum DrawReason {
     NoProgress,
 }
 
+/// Why a game ended, whoever won: the one spelling of end reasons in the project (logs,
+/// games files, JSON, TensorBoard tags).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum EndReason {
+    /// A side lost its last stone.
+    AllCaptured,
+    /// The side to move had stones but no legal move.
+    NoLegalMove,
+    /// Threefold repetition.
+    Repetition,
+    /// The no-progress limit.
+    NoProgress,
+}
+
+impl EndReason {
+    /// `all-captured`, `no-legal-move`, `repetition` or `no-progress`.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            EndReason::AllCaptured => "all-captured",
+            EndReason::NoLegalMove => "no-legal-move",
+            EndReason::Repetition => "repetition",
+            EndReason::NoProgress => "no-progress",
+        }
+    }
+}
+
 /// The result of a finished game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
@@ -75,21 +106,26 @@ impl Outcome {
         }
     }
 
-    /// A short machine-friendly reason: `all-captured`, `no-legal-move`, `repetition`,
-    /// `no-progress`.
-    pub fn reason_tag(self) -> &'static str {
+    /// Why the game ended, whoever won.
+    pub fn reason(self) -> EndReason {
         match self {
             Outcome::Win {
                 reason: WinReason::AllCaptured,
                 ..
-            } => "all-captured",
+            } => EndReason::AllCaptured,
             Outcome::Win {
                 reason: WinReason::NoLegalMove,
                 ..
-            } => "no-legal-move",
-            Outcome::Draw(DrawReason::Repetition) => "repetition",
-            Outcome::Draw(DrawReason::NoProgress) => "no-progress",
+            } => EndReason::NoLegalMove,
+            Outcome::Draw(DrawReason::Repetition) => EndReason::Repetition,
+            Outcome::Draw(DrawReason::NoProgress) => EndReason::NoProgress,
         }
+    }
+
+    /// A short machine-friendly reason: `all-captured`, `no-legal-move`, `repetition`,
+    /// `no-progress` ([`EndReason::tag`]).
+    pub fn reason_tag(self) -> &'static str {
+        self.reason().tag()
     }
 }
 

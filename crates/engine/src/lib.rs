@@ -40,7 +40,7 @@ mod turns;
 mod zobrist;
 
 pub use error::{FenError, IllegalAction, IllegalTurn, ParseError, SetupError};
-pub use game::{DEFAULT_NO_PROGRESS_LIMIT, DrawReason, Game, Outcome, Rules, WinReason};
+pub use game::{DEFAULT_NO_PROGRESS_LIMIT, DrawReason, EndReason, Game, Outcome, Rules, WinReason};
 pub use geometry::{Bitboard, BitboardIter, Direction, HEIGHT, NUM_POINTS, Point, WIDTH};
 pub use movegen::{ActionList, MAX_ACTIONS};
 pub use moves::{Action, ByColor, Color, MAX_TURN_STEPS, Step, StepKind, Turn};

@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use fanorona_engine::{
-    Bitboard, Color, DrawReason, HEIGHT, Outcome, Point, StepKind, WIDTH, WinReason,
-};
+use fanorona_engine::{Bitboard, Color, EndReason, HEIGHT, Outcome, Point, StepKind, WIDTH};
 use serde::{Deserialize, Serialize};
 
 use fanorona_players::levels::{Level, TurnChooser};
@@ -41,37 +39,6 @@ pub enum Score {
     /// A draw.
     #[serde(rename = "1/2-1/2")]
     Draw,
-}
-
-/// Why a game ended, in the engine's reason tags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EndReason {
-    /// A side lost its last stone.
-    AllCaptured,
-    /// The side to move had no legal move.
-    NoLegalMove,
-    /// Threefold repetition.
-    Repetition,
-    /// The no-progress limit.
-    NoProgress,
-}
-
-impl From<Outcome> for EndReason {
-    fn from(o: Outcome) -> EndReason {
-        match o {
-            Outcome::Win {
-                reason: WinReason::AllCaptured,
-                ..
-            } => EndReason::AllCaptured,
-            Outcome::Win {
-                reason: WinReason::NoLegalMove,
-                ..
-            } => EndReason::NoLegalMove,
-            Outcome::Draw(DrawReason::Repetition) => EndReason::Repetition,
-            Outcome::Draw(DrawReason::NoProgress) => EndReason::NoProgress,
-        }
-    }
 }
 
 /// The state of a game after the turns sent (and, for `/api/move`, the engine's turn).
@@ -278,7 +245,7 @@ impl From<Outcome> for OutcomeView {
                 None => Score::Draw,
             },
             winner: o.winner(),
-            reason: o.into(),
+            reason: o.reason(),
             message: o.to_string(),
         }
     }

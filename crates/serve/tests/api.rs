@@ -5,8 +5,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use fanorona_engine::{Color, StepKind};
-use fanorona_serve::view::{EndReason, ErrorBody, MoveResponse, Score, StateView};
+use fanorona_engine::{Color, EndReason, StepKind};
+use fanorona_serve::view::{ErrorBody, MoveResponse, Score, StateView};
 use std::sync::Arc;
 
 use fanorona_players::levels::ClassicalChooser;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use fanorona_data::container::{self, ContainerError};
 use fanorona_engine::{
-    Action, Bitboard, ByColor, Color, DrawReason, Outcome, Position, Setup, Symmetry, WinReason,
+    Action, Bitboard, ByColor, Color, EndReason, Outcome, Position, Setup, Symmetry,
 };
 use fanorona_net::TrainBatch;
 use fanorona_net::encoding::{self, ACTION_COUNT, Context, INPUT_LEN};
@@ -81,10 +81,10 @@ impl GameEnd {
     /// and `resigned`, `capped`.
     pub fn tag(self) -> &'static str {
         match self {
-            GameEnd::AllCaptured => "all-captured",
-            GameEnd::NoLegalMove => "no-legal-move",
-            GameEnd::Repetition => "repetition",
-            GameEnd::NoProgress => "no-progress",
+            GameEnd::AllCaptured => EndReason::AllCaptured.tag(),
+            GameEnd::NoLegalMove => EndReason::NoLegalMove.tag(),
+            GameEnd::Repetition => EndReason::Repetition.tag(),
+            GameEnd::NoProgress => EndReason::NoProgress.tag(),
             GameEnd::Resigned => "resigned",
             GameEnd::Capped => "capped",
         }
@@ -93,17 +93,11 @@ impl GameEnd {
 
 impl From<Outcome> for GameEnd {
     fn from(outcome: Outcome) -> GameEnd {
-        match outcome {
-            Outcome::Win {
-                reason: WinReason::AllCaptured,
-                ..
-            } => GameEnd::AllCaptured,
-            Outcome::Win {
-                reason: WinReason::NoLegalMove,
-                ..
-            } => GameEnd::NoLegalMove,
-            Outcome::Draw(DrawReason::Repetition) => GameEnd::Repetition,
-            Outcome::Draw(DrawReason::NoProgress) => GameEnd::NoProgress,
+        match outcome.reason() {
+            EndReason::AllCaptured => GameEnd::AllCaptured,
+            EndReason::NoLegalMove => GameEnd::NoLegalMove,
+            EndReason::Repetition => GameEnd::Repetition,
+            EndReason::NoProgress => GameEnd::NoProgress,
         }
     }
 }
