@@ -87,8 +87,8 @@ impl Registry {
     /// The classical kinds: `random`, `greedy`, `alphabeta`, `mcts`.
     pub fn classical() -> Registry {
         let mut registry = Registry { kinds: Vec::new() };
-        registry.register(RandomKind);
-        registry.register(GreedyKind);
+        registry.register(RANDOM);
+        registry.register(GREEDY);
         registry.register(AlphaBetaKind);
         registry.register(UctKind);
         registry
@@ -136,47 +136,42 @@ impl Registry {
     }
 }
 
-struct RandomKind;
+/// A kind whose only parameter is the seed of its random stream (`random`, `greedy`).
+struct SeededKind {
+    name: &'static str,
+    summary: &'static str,
+    make: fn(seed: u64, name: String) -> Box<dyn Player>,
+}
 
-impl PlayerKind for RandomKind {
+impl PlayerKind for SeededKind {
     fn name(&self) -> &'static str {
-        "random"
+        self.name
     }
     fn keys(&self) -> &'static [&'static str] {
         &["seed"]
     }
     fn summary(&self) -> &'static str {
-        "uniform over the legal turns"
+        self.summary
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         spec.seed().map(|_| ())
     }
     fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
-        let player = RandomPlayer::new(spec.stream_seed(stream)?).with_name(spec.to_string());
-        Ok(Box::new(player))
+        Ok((self.make)(spec.stream_seed(stream)?, spec.to_string()))
     }
 }
 
-struct GreedyKind;
+const RANDOM: SeededKind = SeededKind {
+    name: "random",
+    summary: "uniform over the legal turns",
+    make: |seed, name| Box::new(RandomPlayer::new(seed).with_name(name)),
+};
 
-impl PlayerKind for GreedyKind {
-    fn name(&self) -> &'static str {
-        "greedy"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        &["seed"]
-    }
-    fn summary(&self) -> &'static str {
-        "the turn that captures the most stones, ties at random"
-    }
-    fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
-        spec.seed().map(|_| ())
-    }
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
-        let player = GreedyPlayer::new(spec.stream_seed(stream)?).with_name(spec.to_string());
-        Ok(Box::new(player))
-    }
-}
+const GREEDY: SeededKind = SeededKind {
+    name: "greedy",
+    summary: "the turn that captures the most stones, ties at random",
+    make: |seed, name| Box::new(GreedyPlayer::new(seed).with_name(name)),
+};
 
 struct AlphaBetaKind;
 
