@@ -9,6 +9,7 @@
 //! fanorona pit net:path=checkpoints/sample-4x48.fnm,sims=200 alphabeta:depth=3 --games 40
 //! fanorona serve --model checkpoints/sample-4x48.fnm    # play in a browser
 //! fanorona play --level hard --color black              # play in the terminal
+//! fanorona tablebase build --stones 5                   # exact endgame tables
 //! ```
 
 use std::process::ExitCode;
@@ -45,6 +46,8 @@ enum Command {
     BenchNet(commands::bench_net::BenchNetArgs),
     /// Turn a training checkpoint into a self-describing model file for play.
     Export(commands::export::ExportArgs),
+    /// Endgame tables: build, probe, verify, and check a network against them.
+    Tablebase(commands::tablebase::TablebaseArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Play(args) => commands::play::run(&args),
         Command::BenchNet(args) => commands::bench_net::run(&args),
         Command::Export(args) => commands::export::run(&args),
+        Command::Tablebase(args) => commands::tablebase::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,12 +22,22 @@ use crate::player::net_player;
 #[derive(Debug, Clone)]
 pub struct NetChooser {
     model: InferenceModel,
+    tables: fanorona_players::tables::Tables,
 }
 
 impl NetChooser {
     /// Play with `model`.
     pub fn new(model: InferenceModel) -> NetChooser {
-        NetChooser { model }
+        NetChooser {
+            model,
+            tables: None,
+        }
+    }
+
+    /// Also play with these endgame tables (from every level but the beginner's).
+    pub fn with_tables(mut self, tables: fanorona_players::tables::Tables) -> NetChooser {
+        self.tables = tables;
+        self
     }
 }
 
@@ -67,7 +77,14 @@ impl TurnChooser for NetChooser {
             batch_size: crate::player::DEFAULT_BATCH,
         };
         let mut player = net_player(self.model.clone(), config, "net");
+        if level != Level::Beginner {
+            player = player.with_tables(self.tables.clone());
+        }
         Ok(player.choose(game, None)?.turn)
+    }
+
+    fn tables(&self) -> Option<&fanorona_tablebase::Tablebase> {
+        self.tables.as_deref()
     }
 }
 
@@ -75,12 +92,15 @@ impl TurnChooser for NetChooser {
 /// MCTS with one (an exported model, `fanorona export`).
 ///
 /// This is the one place that decides which engine answers (`--model <file>`).
-pub fn chooser_for(model: Option<&Path>) -> Result<Arc<dyn TurnChooser>, NetError> {
+pub fn chooser_for(
+    model: Option<&Path>,
+    tables: fanorona_players::tables::Tables,
+) -> Result<Arc<dyn TurnChooser>, NetError> {
     match model {
-        None => Ok(Arc::new(ClassicalChooser)),
+        None => Ok(Arc::new(ClassicalChooser::with_tables(tables))),
         Some(path) => {
             let (model, _) = load_exported(path)?;
-            Ok(Arc::new(NetChooser::new(model)))
+            Ok(Arc::new(NetChooser::new(model).with_tables(tables)))
         }
     }
 }
@@ -91,7 +111,7 @@ mod tests {
 
     #[test]
     fn a_bad_model_file_is_refused_clearly() {
-        let e = chooser_for(Some(Path::new("no-such-net.fnm")))
+        let e = chooser_for(Some(Path::new("no-such-net.fnm")), None)
             .err()
             .unwrap()
             .to_string();
@@ -103,7 +123,7 @@ mod tests {
         let cfg = crate::NetConfig::new().with_blocks(1).with_channels(8);
         let net = NetChooser::new(InferenceModel::random(&cfg, &crate::Device::flex()));
         for level in Level::ALL {
-            let classical = ClassicalChooser.level_strength(level);
+            let classical = ClassicalChooser::default().level_strength(level);
             assert_eq!(classical.description, level.description());
             assert_eq!(
                 (classical.depth, classical.simulations),

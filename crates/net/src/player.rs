@@ -46,7 +46,8 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
 
 /// The MCTS settings of a `net:` spec (everything but the model).
 pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, SpecError> {
-    spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed"])?;
+    spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed", "tb"])?;
+    spec.uses_tables()?;
     let default = MctsConfig {
         simulations: DEFAULT_SIMULATIONS,
         c_puct: DEFAULT_C_PUCT,
@@ -86,18 +87,23 @@ impl PlayerKind for NetKind {
         "net"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["path", "sims", "ms", "c", "batch", "seed"]
+        &["path", "sims", "ms", "c", "batch", "seed", "tb"]
     }
     fn summary(&self) -> &'static str {
-        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch"
+        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, tb on/off"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         model_path(spec)?;
         net_config(spec, 0).map(|_| ())
     }
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
+    fn build(
+        &self,
+        spec: &PlayerSpec,
+        stream: u64,
+        tables: &fanorona_players::tables::Tables,
+    ) -> Result<Box<dyn Player>, BuildError> {
         match net_player_from_spec(spec, stream) {
-            Ok(player) => Ok(Box::new(player)),
+            Ok(player) => Ok(Box::new(player.with_tables(spec.tables(tables)?))),
             Err(NetPlayerError::Spec(e)) => Err(BuildError::Spec(e)),
             Err(e) => Err(BuildError::Resource {
                 spec: spec.to_string(),

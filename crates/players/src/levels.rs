@@ -40,6 +40,11 @@ pub trait TurnChooser: Send + Sync {
             simulations: None,
         }
     }
+
+    /// The endgame tables this engine plays with, if any (the page shows their verdict).
+    fn tables(&self) -> Option<&fanorona_tablebase::Tablebase> {
+        None
+    }
 }
 
 /// How strong a level is with a given engine.
@@ -195,11 +200,20 @@ impl FromStr for Level {
     }
 }
 
-/// The classical players: `greedy` for [`Level::Beginner`], `alphabeta` for the others.
-/// Stateless between calls: every request gets a fresh player, so one instance serves any
-/// number of threads.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ClassicalChooser;
+/// The classical players: `greedy` for [`Level::Beginner`], `alphabeta` for the others (with
+/// the endgame tables, when given: a beginner does not get them). Stateless between calls:
+/// every request gets a fresh player, so one instance serves any number of threads.
+#[derive(Debug, Default, Clone)]
+pub struct ClassicalChooser {
+    tables: crate::tables::Tables,
+}
+
+impl ClassicalChooser {
+    /// The classical players with these endgame tables.
+    pub fn with_tables(tables: crate::tables::Tables) -> ClassicalChooser {
+        ClassicalChooser { tables }
+    }
+}
 
 /// Transposition table per search in the server: small, since many searches may run at once.
 const SERVER_TT_MEBIBYTES: usize = 4;
@@ -217,16 +231,23 @@ impl TurnChooser for ClassicalChooser {
             depth => {
                 let left = deadline.saturating_duration_since(Instant::now());
                 let millis = left.min(level.think_time()).as_millis().max(1) as u64;
-                Box::new(AlphaBetaPlayer::new(AlphaBetaConfig {
-                    depth,
-                    millis: Some(millis),
-                    tt_mebibytes: SERVER_TT_MEBIBYTES,
-                    seed,
-                    ..AlphaBetaConfig::default()
-                }))
+                Box::new(
+                    AlphaBetaPlayer::new(AlphaBetaConfig {
+                        depth,
+                        millis: Some(millis),
+                        tt_mebibytes: SERVER_TT_MEBIBYTES,
+                        seed,
+                        ..AlphaBetaConfig::default()
+                    })
+                    .with_tables(self.tables.clone()),
+                )
             }
         };
         Ok(player.choose(game, None)?.turn)
+    }
+
+    fn tables(&self) -> Option<&fanorona_tablebase::Tablebase> {
+        self.tables.as_deref()
     }
 }
 
@@ -261,7 +282,7 @@ mod tests {
         let mut game = Game::from_position(pos, fanorona_engine::Rules::default());
         game.apply("c3d3a".parse().unwrap());
         assert!(game.position().chain().is_some());
-        let err = ClassicalChooser
+        let err = ClassicalChooser::default()
             .choose(&game, Level::Easy, Instant::now() + Duration::from_secs(1))
             .unwrap_err();
         assert_eq!(err, ChooseError::Player(PlayerError::MidChain));
@@ -276,7 +297,9 @@ mod tests {
         let game = Game::new(fanorona_engine::Rules::default());
         for level in Level::ALL {
             let deadline = Instant::now() + level.think_time();
-            let turn = ClassicalChooser.choose(&game, level, deadline).unwrap();
+            let turn = ClassicalChooser::default()
+                .choose(&game, level, deadline)
+                .unwrap();
             assert!(
                 game.position().try_play_turn(&turn).is_ok(),
                 "{level}: {turn}"

@@ -43,6 +43,7 @@ mod registry;
 pub mod session;
 mod spec;
 mod state;
+pub mod tables;
 mod uct;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, evaluate};

@@ -39,16 +39,23 @@ pub enum Score {
     LossIn(u32),
     /// MCTS value `W - L` in [-1, 1].
     Value(f32),
+    /// The exact result from the endgame tables.
+    Tablebase(fanorona_tablebase::Probe),
 }
 
 impl fmt::Display for Score {
-    /// `cs 120`, `win 3`, `loss 2` or `value 0.250`.
+    /// `cs 120`, `win 3`, `loss 2`, `value 0.250`, or from the tables `tb win 7` (the next
+    /// capture in 7 turns), `tb draw`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Score::Centistones(cs) => write!(f, "cs {cs}"),
             Score::WinIn(n) => write!(f, "win {n}"),
             Score::LossIn(n) => write!(f, "loss {n}"),
             Score::Value(v) => write!(f, "value {v:.3}"),
+            Score::Tablebase(p) => match p.wdl {
+                fanorona_tablebase::Wdl::Draw => f.write_str("tb draw"),
+                w => write!(f, "tb {w} {}", p.dtz),
+            },
         }
     }
 }

@@ -28,6 +28,7 @@ use crate::greedy::GreedyPlayer;
 use crate::player::Player;
 use crate::random::RandomPlayer;
 use crate::spec::{PlayerSpec, SpecError};
+use crate::tables::Tables;
 use crate::uct::{MctsConfig, MctsPlayer};
 
 /// Why a player could not be built from a spec.
@@ -62,13 +63,22 @@ pub trait PlayerKind: Send + Sync {
 
     /// Builds the player, its random stream seeded from `stream` (see
     /// [`PlayerSpec::stream_seed`]), named after the spec.
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError>;
+    ///
+    /// `tables` are the endgame tables the program has (the kind decides whether and how its
+    /// players use them; `tb=off` in a spec turns them off for that player).
+    fn build(
+        &self,
+        spec: &PlayerSpec,
+        stream: u64,
+        tables: &Tables,
+    ) -> Result<Box<dyn Player>, BuildError>;
 }
 
 /// Every player kind a program knows. Cheap to clone.
 #[derive(Clone)]
 pub struct Registry {
     kinds: Vec<Arc<dyn PlayerKind>>,
+    tables: Tables,
 }
 
 impl fmt::Debug for Registry {
@@ -86,7 +96,10 @@ impl Default for Registry {
 impl Registry {
     /// The classical kinds: `random`, `greedy`, `alphabeta`, `mcts`.
     pub fn classical() -> Registry {
-        let mut registry = Registry { kinds: Vec::new() };
+        let mut registry = Registry {
+            kinds: Vec::new(),
+            tables: None,
+        };
         registry.register(RANDOM);
         registry.register(GREEDY);
         registry.register(AlphaBetaKind);
@@ -126,13 +139,28 @@ impl Registry {
     pub fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         let kind = self.kind(spec)?;
         spec.check_keys(kind.keys())?;
+        if kind.keys().contains(&"tb") {
+            spec.uses_tables()?;
+        }
         kind.check(spec)
     }
 
     /// Builds the player `spec` describes, its random stream seeded from `stream`.
     pub fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
         self.check(spec)?;
-        self.kind(spec)?.build(spec, stream)
+        self.kind(spec)?.build(spec, stream, &self.tables)
+    }
+
+    /// Gives the players it builds these endgame tables (those whose kind uses them, unless
+    /// their spec says `tb=off`).
+    pub fn with_tables(mut self, tables: Tables) -> Registry {
+        self.tables = tables;
+        self
+    }
+
+    /// The endgame tables given to the players.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
     }
 }
 
@@ -156,7 +184,12 @@ impl PlayerKind for SeededKind {
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         spec.seed().map(|_| ())
     }
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
+    fn build(
+        &self,
+        spec: &PlayerSpec,
+        stream: u64,
+        _tables: &Tables,
+    ) -> Result<Box<dyn Player>, BuildError> {
         Ok((self.make)(spec.stream_seed(stream)?, spec.to_string()))
     }
 }
@@ -180,18 +213,25 @@ impl PlayerKind for AlphaBetaKind {
         "alphabeta"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["depth", "ms", "q", "tt", "seed"]
+        &["depth", "ms", "q", "tt", "seed", "tb"]
     }
     fn summary(&self) -> &'static str {
-        "turn-level alpha-beta: depth (1-64), ms per turn, q quiescence turns, tt MiB"
+        "turn-level alpha-beta: depth (1-64), ms per turn, q quiescence turns, tt MiB, tb on/off"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         AlphaBetaConfig::from_spec(spec, 0).map(|_| ())
     }
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
+    fn build(
+        &self,
+        spec: &PlayerSpec,
+        stream: u64,
+        tables: &Tables,
+    ) -> Result<Box<dyn Player>, BuildError> {
         let config = AlphaBetaConfig::from_spec(spec, stream)?;
         Ok(Box::new(
-            AlphaBetaPlayer::new(config).with_name(spec.to_string()),
+            AlphaBetaPlayer::new(config)
+                .with_name(spec.to_string())
+                .with_tables(spec.tables(tables)?),
         ))
     }
 }
@@ -203,18 +243,25 @@ impl PlayerKind for UctKind {
         "mcts"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["sims", "ms", "c", "seed"]
+        &["sims", "ms", "c", "seed", "tb"]
     }
     fn summary(&self) -> &'static str {
-        "plain UCT with random rollouts: sims per step or ms per turn, c exploration"
+        "plain UCT with random rollouts: sims per step or ms per turn, c exploration, tb on/off"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         MctsConfig::from_spec(spec, 0).map(|_| ())
     }
-    fn build(&self, spec: &PlayerSpec, stream: u64) -> Result<Box<dyn Player>, BuildError> {
+    fn build(
+        &self,
+        spec: &PlayerSpec,
+        stream: u64,
+        tables: &Tables,
+    ) -> Result<Box<dyn Player>, BuildError> {
         let config = MctsConfig::from_spec(spec, stream)?;
         Ok(Box::new(
-            MctsPlayer::new(config).with_name(spec.to_string()),
+            MctsPlayer::new(config)
+                .with_name(spec.to_string())
+                .with_tables(spec.tables(tables)?),
         ))
     }
 }

@@ -160,6 +160,33 @@ impl PlayerSpec {
         self.value("seed", "a whole number from 0 to 2^64-1", |_| true)
     }
 
+    /// The `tb` parameter: whether the player uses the endgame tables it is given (`on`, the
+    /// default, or `off`).
+    pub fn uses_tables(&self) -> Result<bool, SpecError> {
+        match self.get("tb") {
+            None | Some("on") => Ok(true),
+            Some("off") => Ok(false),
+            Some(other) => Err(SpecError::BadValue {
+                kind: self.kind.clone(),
+                key: "tb".into(),
+                value: other.into(),
+                expected: "`on` or `off`",
+            }),
+        }
+    }
+
+    /// The tables a player built from this spec uses: `tables`, unless `tb=off`.
+    pub fn tables(
+        &self,
+        tables: &crate::tables::Tables,
+    ) -> Result<crate::tables::Tables, SpecError> {
+        Ok(if self.uses_tables()? {
+            tables.clone()
+        } else {
+            None
+        })
+    }
+
     /// The seed of a player's random stream `stream`: derived from the spec's `seed` (0 when
     /// not given) and `stream`, so different streams differ and the same stream repeats.
     pub fn stream_seed(&self, stream: u64) -> Result<u64, SpecError> {

@@ -7,7 +7,9 @@
 //! [`Color::index`] `i` (White 0, Black 1).
 //!
 //! Every end-of-game rule (no stones, no legal move, threefold repetition, no progress) comes
-//! from [`Game::outcome`], so the search and the rest of the project agree on them.
+//! from [`Game::outcome`], so the search and the rest of the project agree on them. With
+//! endgame tables ([`FanoronaState::with_tables`]) a turn-start position they cover is terminal
+//! too, with its exact result: the search spends no evaluation below it.
 //!
 //! ```
 //! use fanorona_engine::{Game, Rules};
@@ -21,24 +23,55 @@
 //! assert_eq!(state.to_move(), 0); // White
 //! ```
 
-use fanorona_engine::{Action, Color, Game, Position, Rules};
+use std::sync::Arc;
 
+use fanorona_engine::{Action, Color, Game, Position, Rules};
 use fanorona_mcts::{GameState, Terminal};
+use fanorona_tablebase::{Tablebase, Wdl};
 
 /// A Fanorona game as the search sees it: a [`Game`] (position, rules and the turn-start history
 /// the repetition rule needs).
 ///
 /// Cloning copies the position and the history since the last capture (a few dozen hashes at
-/// most under the default no-progress limit).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// most under the default no-progress limit). Two states are equal when their games are.
+#[derive(Clone, Debug)]
 pub struct FanoronaState {
     game: Game,
+    /// Endgame tables for the game's rules, if any.
+    tables: Option<Arc<Tablebase>>,
 }
+
+impl PartialEq for FanoronaState {
+    fn eq(&self, other: &Self) -> bool {
+        self.game == other.game
+    }
+}
+
+impl Eq for FanoronaState {}
 
 impl FanoronaState {
     /// Wraps a game.
     pub fn new(game: Game) -> Self {
-        FanoronaState { game }
+        FanoronaState { game, tables: None }
+    }
+
+    /// Uses `tables` to end the search at the positions they cover (tables built for other
+    /// rules than the game's are ignored).
+    pub fn with_tables(mut self, tables: Option<Arc<Tablebase>>) -> Self {
+        self.tables = tables.filter(|tb| tb.fits(self.game.rules()));
+        self
+    }
+
+    /// The exact result of the current position from the tables, as a terminal result.
+    fn table_result(&self) -> Option<Terminal> {
+        let pos = self.game.position();
+        let probe = crate::tables::exact(self.tables.as_deref(), pos)?;
+        let us = player_of(pos.side_to_move());
+        Some(match probe.wdl {
+            Wdl::Win => Terminal::Win(us),
+            Wdl::Loss => Terminal::Win(1 - us),
+            Wdl::Draw => Terminal::Draw,
+        })
     }
 
     /// A game from `position` under `rules` (its history starts there).
@@ -105,7 +138,10 @@ impl GameState for FanoronaState {
     }
 
     fn terminal(&self) -> Option<Terminal> {
-        self.game.outcome().map(terminal_of)
+        match self.game.outcome() {
+            Some(outcome) => Some(terminal_of(outcome)),
+            None => self.table_result(),
+        }
     }
 }
 

@@ -77,6 +77,7 @@ pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
     config: MctsConfig,
     evaluator: E,
     turns: u64,
+    tables: crate::tables::Tables,
 }
 
 impl MctsPlayer<RolloutEvaluator> {
@@ -94,7 +95,14 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             config,
             evaluator,
             turns: 0,
+            tables: None,
         }
+    }
+
+    /// Plays the positions the endgame tables cover perfectly, and ends the search at them.
+    pub fn with_tables(mut self, tables: crate::tables::Tables) -> Self {
+        self.tables = tables;
+        self
     }
 
     /// The evaluator.
@@ -123,6 +131,9 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         let started = Instant::now();
         check_playable(game)?;
         check_limit(limit)?;
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game) {
+            return Ok(choice);
+        }
         let (simulations, millis) = match limit {
             Some(Limit::Simulations(n)) => (n, None),
             Some(Limit::Millis(ms)) => (self.config.simulations, Some(ms)),
@@ -143,7 +154,8 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         .search_config();
         self.turns += 1;
         let seed = derive_seed(self.config.seed, self.turns);
-        let mut search = Search::new(FanoronaState::new(game.clone()), config, seed)?;
+        let root = FanoronaState::new(game.clone()).with_tables(self.tables.clone());
+        let mut search = Search::new(root, config, seed)?;
         let mut turn = Turn::empty();
         let mut total = 0u64;
         let mut value = None;

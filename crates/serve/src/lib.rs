@@ -97,7 +97,7 @@
 //! use fanorona_players::levels::ClassicalChooser;
 //! use fanorona_serve::{ServerConfig, run};
 //!
-//! let engine = Arc::new(ClassicalChooser);
+//! let engine = Arc::new(ClassicalChooser::default());
 //! run("127.0.0.1:8080".parse().unwrap(), engine, ServerConfig::default(), |addr| {
 //!     println!("listening on http://{addr}/");
 //! })

@@ -241,6 +241,7 @@ async fn game_state(
     Ok(axum::Json(StateView::build(
         &record,
         app.config.max_listed_turns,
+        app.chooser.tables(),
     )?))
 }
 
@@ -319,7 +320,7 @@ fn search_and_reply(
         ));
     }
     let think_ms = started.elapsed().as_millis() as u64;
-    let state = StateView::build(&record, app.config.max_listed_turns)?;
+    let state = StateView::build(&record, app.config.max_listed_turns, app.chooser.tables())?;
     Ok(MoveResponse {
         engine_turn,
         level,

@@ -73,6 +73,50 @@ pub struct StateView {
     pub steps: BTreeMap<String, StepView>,
     /// The last turn played, when there is one.
     pub last_turn: Option<TurnView>,
+    /// The exact result from the endgame tables, when the server has tables covering the
+    /// position (and the game is not over).
+    pub tablebase: Option<TablebaseView>,
+}
+
+/// What the endgame tables say about the current position.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TablebaseView {
+    /// The side that wins with best play, `null` for a draw.
+    pub winner: Option<Color>,
+    /// Turns (both sides) until the next capture along best play; `null` for a draw.
+    pub next_capture_in: Option<u32>,
+    /// One line for people, e.g. `tablebase: White wins; next capture in 7 turns`.
+    pub message: String,
+}
+
+impl TablebaseView {
+    /// The view of a probe of `pos` (the result is for its side to move).
+    pub fn new(pos: &fanorona_engine::Position, probe: fanorona_tablebase::Probe) -> Self {
+        use fanorona_tablebase::Wdl;
+        let us = pos.side_to_move();
+        let winner = match probe.wdl {
+            Wdl::Win => Some(us),
+            Wdl::Loss => Some(!us),
+            Wdl::Draw => None,
+        };
+        let message = match winner {
+            None => "tablebase: a draw with best play".to_string(),
+            Some(w) => format!(
+                "tablebase: {} wins; next capture in {} turn{}",
+                match w {
+                    Color::White => "White",
+                    Color::Black => "Black",
+                },
+                probe.dtz,
+                if probe.dtz == 1 { "" } else { "s" }
+            ),
+        };
+        TablebaseView {
+            winner,
+            next_capture_in: winner.map(|_| probe.dtz),
+            message,
+        }
+    }
 }
 
 /// Stones left on each side.
@@ -266,8 +310,13 @@ pub fn turn_view(color: Color, steps: &[StepDetail]) -> TurnView {
 }
 
 impl StateView {
-    /// The state of `record`, listing at most `max_listed_turns` legal turns.
-    pub fn build(record: &GameSession, max_listed_turns: u64) -> Result<StateView, ReplayError> {
+    /// The state of `record`, listing at most `max_listed_turns` legal turns, with the verdict
+    /// of `tables` where they cover the position.
+    pub fn build(
+        record: &GameSession,
+        max_listed_turns: u64,
+        tables: Option<&fanorona_tablebase::Tablebase>,
+    ) -> Result<StateView, ReplayError> {
         let game = record.game();
         let pos = game.position();
         let outcome = game.outcome();
@@ -313,6 +362,10 @@ impl StateView {
             last_turn: record
                 .last_turn()
                 .map(|(color, details)| turn_view(color, &details)),
+            tablebase: tables
+                .filter(|tb| outcome.is_none() && tb.fits(game.rules()) && tb.covers(pos))
+                .and_then(|tb| tb.probe(pos).ok())
+                .map(|probe| TablebaseView::new(pos, probe)),
         })
     }
 }

@@ -648,6 +648,7 @@
       $('count-black').textContent = s.stones.black;
       $('quiet').textContent = s.no_capture_turns > 0
         ? `${s.no_capture_turns}/${s.no_progress_limit} quiet turns` : '';
+      $('tablebase').textContent = s.tablebase ? s.tablebase.message : '';
     }
   }
 

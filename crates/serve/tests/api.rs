@@ -20,7 +20,7 @@ fn app() -> Router {
 }
 
 fn app_with(config: ServerConfig) -> Router {
-    router(Arc::new(ClassicalChooser), config)
+    router(Arc::new(ClassicalChooser::default()), config)
 }
 
 async fn send(app: Router, method: &str, uri: &str, body: Body) -> (StatusCode, String, Vec<u8>) {

@@ -69,7 +69,7 @@ use clap::Args;
 use fanorona_engine::{Position, Rules, Turn, parse_position};
 use fanorona_players::{ChoiceInfo, GameSession, Limit, Player};
 
-use super::players::{make_player, parse_spec};
+use super::players::{TablesArgs, make_player, parse_spec};
 
 /// Arguments of `fanorona engine`.
 #[derive(Args, Debug)]
@@ -77,12 +77,14 @@ pub struct EngineArgs {
     /// The player answering `go`, e.g. `alphabeta:ms=1000`, `mcts:sims=800`.
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:ms=1000")]
     pub player: String,
+    #[command(flatten)]
+    pub tables: TablesArgs,
 }
 
 /// Run `fanorona engine` on standard input and output.
 pub fn run(args: &EngineArgs) -> Result<()> {
     let spec = parse_spec(&args.player)?;
-    let player = make_player(&spec, 0)?;
+    let player = make_player(&spec, 0, &args.tables.load(Rules::default())?)?;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     serve(stdin.lock(), stdout.lock(), player)
@@ -293,7 +295,7 @@ mod tests {
         serve(
             script.as_bytes(),
             &mut output,
-            make_player(&spec, 0).unwrap(),
+            make_player(&spec, 0, &None).unwrap(),
         )
         .unwrap();
         String::from_utf8(output)

@@ -8,4 +8,5 @@ pub mod pit;
 pub mod play;
 pub mod players;
 pub mod serve;
+pub mod tablebase;
 pub mod train;

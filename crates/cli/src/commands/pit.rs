@@ -46,7 +46,7 @@ use fanorona_players::{Player, PlayerSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use super::players::{make_player, parse_spec};
+use super::players::{TablesArgs, make_player, parse_spec};
 
 /// Arguments of `fanorona pit`.
 #[derive(Args, Debug)]
@@ -77,6 +77,8 @@ pub struct PitArgs {
     /// Print the result as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub tables: TablesArgs,
 }
 
 /// Run `fanorona pit`.
@@ -105,9 +107,11 @@ pub fn run(args: &PitArgs) -> Result<()> {
         opening_plies: args.opening_plies,
         ..MatchConfig::default()
     };
+    let tables = args.tables.load(config.rules)?;
     let factory = |spec: PlayerSpec| {
+        let tables = tables.clone();
         move |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
-            make_player(&spec, stream).map_err(FactoryError::from)
+            make_player(&spec, stream, &tables).map_err(FactoryError::from)
         }
     };
     let (make_a, make_b) = (factory(spec_a.clone()), factory(spec_b.clone()));

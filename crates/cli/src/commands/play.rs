@@ -34,11 +34,14 @@ pub struct PlayArgs {
     /// Start from this position (docs/rules.md notation) instead of the start position.
     #[arg(long, value_name = "POSITION")]
     pub fen: Option<String>,
+    #[command(flatten)]
+    pub tables: super::players::TablesArgs,
 }
 
 /// Run `fanorona play` on standard input and output.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let engine = super::players::engine_for(args.model.as_deref())?;
+    let engine =
+        super::players::engine_for(args.model.as_deref(), args.tables.load(Rules::default())?)?;
     let start = match &args.fen {
         Some(text) => parse_position(text).context("--fen")?,
         None => Position::start(),
@@ -489,7 +492,7 @@ mod tests {
             session: GameSession::new(parse_position(fen).unwrap(), Rules::default()),
             human,
             level: Level::Beginner,
-            engine: super::super::players::engine_for(None).unwrap(),
+            engine: super::super::players::engine_for(None, None).unwrap(),
             chain: Vec::new(),
             redraw: true,
             out: Vec::new(),

@@ -23,11 +23,14 @@ pub struct ServeArgs {
     /// Longest the engine thinks for one turn, in milliseconds, whatever the level.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub max_think_ms: u64,
+    #[command(flatten)]
+    pub tables: super::players::TablesArgs,
 }
 
 /// Run `fanorona serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let engine = super::players::engine_for(args.model.as_deref())?;
+    let tables = args.tables.load(fanorona_engine::Rules::default())?;
+    let engine = super::players::engine_for(args.model.as_deref(), tables)?;
     let mut config = ServerConfig {
         max_think: Duration::from_millis(args.max_think_ms),
         ..ServerConfig::default()

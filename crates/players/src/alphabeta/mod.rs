@@ -94,6 +94,8 @@ pub struct AlphaBetaPlayer {
     history: Vec<PathEntry>,
     /// The position after the turn this player chose last.
     after_last_turn: Option<Position>,
+    /// Endgame tables: exact scores in the search, perfect play at a covered root.
+    tables: crate::tables::Tables,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -125,7 +127,15 @@ impl AlphaBetaPlayer {
             config,
             history: Vec::new(),
             after_last_turn: None,
+            tables: None,
         }
+    }
+
+    /// Scores the positions the endgame tables cover exactly (no search below them) and plays
+    /// a covered root perfectly: the turn that keeps its result with the best distance.
+    pub fn with_tables(mut self, tables: crate::tables::Tables) -> Self {
+        self.tables = tables;
+        self
     }
 
     /// Renames the player (for reports).
@@ -226,6 +236,7 @@ impl AlphaBetaPlayer {
             root_index,
             no_progress_limit: game.rules().no_progress_limit,
             quiescence: self.config.quiescence,
+            tables: crate::tables::for_game(&self.tables, game),
         };
         let started = Instant::now();
         let mut scores = vec![-INF; roots.len()];
@@ -301,7 +312,9 @@ fn root_iteration(
 
 /// Converts a root score to the reported form.
 fn score_of(score: i32) -> Score {
-    if score >= WIN_BOUND {
+    if let Some(probe) = search::table_probe_of(score) {
+        Score::Tablebase(probe)
+    } else if score >= WIN_BOUND {
         Score::WinIn((WIN - score) as u32)
     } else if score <= -WIN_BOUND {
         Score::LossIn((WIN + score) as u32)
@@ -319,6 +332,10 @@ impl Player for AlphaBetaPlayer {
         let started = Instant::now();
         check_playable(game)?;
         check_limit(limit)?;
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game) {
+            self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
+            return Ok(choice);
+        }
         let (depth, millis) = match limit {
             Some(Limit::Depth(d)) => (Some(d), None),
             Some(Limit::Millis(ms)) => (None, Some(ms)),

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use fanorona_engine::{Position, Turn};
+use fanorona_tablebase::{Probe as TableProbe, Tablebase, Wdl};
 
 use super::eval::evaluate;
 use super::tt::{Bound, Table};
@@ -16,6 +17,32 @@ pub(super) const MAX_PLY: usize = 128;
 pub(super) const INF: i32 = 32_000;
 /// Scores at least this large (in absolute value) are forced wins or losses.
 pub(super) const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
+
+/// Score of a position the endgame tables say is won with the next capture `d` turns away:
+/// `TABLE_WIN - d`. Below every forced win the search finds itself, above every evaluation.
+pub(super) const TABLE_WIN: i32 = 20_000;
+/// Table scores lie in `TABLE_WIN - TABLE_SPAN ..= TABLE_WIN` (and the negatives).
+const TABLE_SPAN: i32 = 1_000;
+
+/// The search score of an exact result from the tables.
+#[inline]
+pub(super) fn table_score(p: TableProbe) -> i32 {
+    match p.wdl {
+        Wdl::Win => TABLE_WIN - p.dtz as i32,
+        Wdl::Draw => 0,
+        Wdl::Loss => -(TABLE_WIN - p.dtz as i32),
+    }
+}
+
+/// The exact result a search score stands for, when it is a table score.
+pub(super) fn table_probe_of(score: i32) -> Option<TableProbe> {
+    let d = TABLE_WIN - score.abs();
+    if score.abs() >= WIN_BOUND || !(0..=TABLE_SPAN).contains(&d) {
+        return None;
+    }
+    let wdl = if score > 0 { Wdl::Win } else { Wdl::Loss };
+    Some(TableProbe { wdl, dtz: d as u32 })
+}
 
 /// Nodes between two looks at the clock.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -122,6 +149,8 @@ pub(super) struct Searcher<'a> {
     pub no_progress_limit: u32,
     /// Most capture turns the quiescence extension plays beyond the nominal depth.
     pub quiescence: u32,
+    /// Endgame tables for the game's rules: positions they cover get their exact score.
+    pub tables: Option<&'a Tablebase>,
 }
 
 impl Searcher<'_> {
@@ -235,6 +264,9 @@ impl Searcher<'_> {
         if self.is_draw(pos) {
             return 0;
         }
+        if let Some(p) = crate::tables::exact(self.tables, pos) {
+            return table_score(p);
+        }
         if depth == 0 || ply + 1 >= MAX_PLY {
             return self.quiesce(pos, alpha, beta, ply, self.quiescence);
         }
@@ -310,7 +342,10 @@ impl Searcher<'_> {
             }
             let score = match Self::decided(&child.pos, ply + 1) {
                 Some(s) => -s,
-                None => -self.quiesce(&child.pos, -beta, -alpha, ply + 1, left - 1),
+                None => match crate::tables::exact(self.tables, &child.pos) {
+                    Some(p) => -table_score(p),
+                    None => -self.quiesce(&child.pos, -beta, -alpha, ply + 1, left - 1),
+                },
             };
             best = best.max(score);
             alpha = alpha.max(score);

@@ -1,0 +1,237 @@
+//! `fanorona tablebase`: build, probe and verify the endgame tables, and check a network
+//! against them.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use fanorona_engine::{DEFAULT_NO_PROGRESS_LIMIT, Rules, parse_position};
+use fanorona_tablebase::build::{self, ClassStats, Progress};
+use fanorona_tablebase::{Tablebase, Wdl};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// The directory tables are read from and built into unless told otherwise.
+pub const DEFAULT_DIR: &str = "tablebases";
+
+/// Arguments of `fanorona tablebase`.
+#[derive(Args, Debug)]
+pub struct TablebaseArgs {
+    #[command(subcommand)]
+    pub command: TablebaseCommand,
+}
+
+/// The table directory and the rules the tables are for, shared by every subcommand.
+#[derive(Args, Debug, Clone)]
+pub struct TableDir {
+    /// Directory of the table files.
+    #[arg(long = "tablebases", value_name = "DIR", default_value = DEFAULT_DIR)]
+    pub dir: PathBuf,
+    /// The no-progress limit (turns without a capture) the tables are for.
+    #[arg(long, value_name = "TURNS", default_value_t = DEFAULT_NO_PROGRESS_LIMIT)]
+    pub no_progress_limit: u32,
+}
+
+impl TableDir {
+    fn rules(&self) -> Rules {
+        Rules {
+            no_progress_limit: self.no_progress_limit,
+        }
+    }
+
+    fn open(&self) -> Result<Tablebase> {
+        let tb = Tablebase::open(&self.dir, self.rules())
+            .with_context(|| format!("reading the tables in {}", self.dir.display()))?;
+        if tb.classes().next().is_none() {
+            bail!(
+                "no tables in {} (build them with `fanorona tablebase build --stones 5 --out {}`)",
+                self.dir.display(),
+                self.dir.display()
+            );
+        }
+        Ok(tb)
+    }
+}
+
+/// What `fanorona tablebase` does.
+#[derive(Subcommand, Debug)]
+pub enum TablebaseCommand {
+    /// Solve every class up to N stones (resumes: classes already built are kept).
+    Build {
+        /// Largest total number of stones.
+        #[arg(long, value_name = "N")]
+        stones: usize,
+        /// Directory to write the tables into (the same as --tablebases).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[command(flatten)]
+        tables: TableDir,
+    },
+    /// The exact result of a position, its best turn and the result of every turn.
+    Probe {
+        /// The position, in the notation of docs/rules.md (the third field is the counter).
+        #[arg(long, value_name = "POSITION")]
+        fen: String,
+        #[command(flatten)]
+        tables: TableDir,
+    },
+    /// Check every entry of every table against its successors.
+    Verify {
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[command(flatten)]
+        tables: TableDir,
+    },
+}
+
+/// Run `fanorona tablebase`.
+pub fn run(args: &TablebaseArgs) -> Result<()> {
+    match &args.command {
+        TablebaseCommand::Build {
+            stones,
+            out,
+            threads,
+            tables,
+        } => run_build(
+            *stones,
+            out.as_deref().unwrap_or(&tables.dir),
+            *threads,
+            tables,
+        ),
+        TablebaseCommand::Probe { fen, tables } => run_probe(fen, tables),
+        TablebaseCommand::Verify { threads, tables } => run_verify(*threads, tables),
+    }
+}
+
+fn threads(asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn stats_line(s: &ClassStats, rate: Option<f64>) -> String {
+    let mut line = format!(
+        "class {:>4}: {:>11} positions  win {:>11}  draw {:>11}  loss {:>11}  longest win {:>2}  longest loss {:>2}",
+        s.name(),
+        s.wins + s.draws + s.losses,
+        s.wins,
+        s.draws,
+        s.losses,
+        s.longest_win,
+        s.longest_loss,
+    );
+    if let Some(rate) = rate {
+        line.push_str(&format!(
+            "  ({:.1} s, {:.2} M entries/s)",
+            s.seconds,
+            rate / 1e6
+        ));
+    }
+    line
+}
+
+fn run_build(
+    stones: usize,
+    dir: &Path,
+    threads_asked: Option<usize>,
+    tables: &TableDir,
+) -> Result<()> {
+    if stones < 2 {
+        bail!("--stones must be at least 2 (one stone each), got {stones}");
+    }
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(None, target);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {msg}  [{elapsed}]") {
+        bar.set_style(style);
+    }
+    let started = Instant::now();
+    let mut total_classes = 0;
+    let mut done = 0;
+    let mut report = |p: Progress| match p {
+        Progress::Plan { classes, entries } => {
+            total_classes = classes.len();
+            bar.set_length(entries);
+            bar.set_message(format!("0/{total_classes} classes"));
+        }
+        Progress::Loaded(s) => {
+            done += 1;
+            bar.inc(s.entries);
+            bar.suspend(|| println!("{}  (already built)", stats_line(&s, None)));
+            bar.set_message(format!("{done}/{total_classes} classes"));
+        }
+        Progress::Solved(s) => {
+            done += 1;
+            bar.inc(s.entries);
+            // the two classes of a pair are solved together: the rate is the pair's
+            let rate = s.pair_entries as f64 / s.seconds.max(1e-9);
+            bar.suspend(|| println!("{}", stats_line(&s, Some(rate))));
+            bar.set_message(format!(
+                "{done}/{total_classes} classes, {:.2} M entries/s",
+                rate / 1e6
+            ));
+        }
+    };
+    let tb = build::build_dir(
+        dir,
+        stones,
+        tables.no_progress_limit,
+        threads(threads_asked),
+        &mut report,
+    )
+    .with_context(|| format!("building tables in {}", dir.display()))?;
+    bar.finish_and_clear();
+    let bytes: u64 = tb
+        .classes()
+        .filter_map(|(a, b)| std::fs::metadata(dir.join(fanorona_tablebase::file_name(a, b))).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "tables up to {stones} stones for a no-progress limit of {} in {}: {:.1} MB, {:.1} s",
+        tb.limit(),
+        dir.display(),
+        bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn run_probe(fen: &str, tables: &TableDir) -> Result<()> {
+    let pos = parse_position(fen).context("--fen")?;
+    let tb = tables.open()?;
+    let probe = tb.probe(&pos).with_context(|| format!("probing {fen}"))?;
+    match probe.wdl {
+        Wdl::Draw => println!("wdl draw dtz -"),
+        w => println!("wdl {w} dtz {}", probe.dtz),
+    }
+    let ranked = tb.rank_turns(&pos)?;
+    match ranked.first() {
+        Some((turn, result)) => println!("best {turn} {result}"),
+        None => println!("best none (no legal turn)"),
+    }
+    for (turn, result) in &ranked {
+        println!("turn {turn} {result}");
+    }
+    Ok(())
+}
+
+fn run_verify(threads_asked: Option<usize>, tables: &TableDir) -> Result<()> {
+    let tb = tables.open()?;
+    let started = Instant::now();
+    let report = build::verify(&tb, threads(threads_asked), &mut |s| {
+        println!("{}  verified in {:.1} s", stats_line(s, None), s.seconds);
+    })?;
+    println!(
+        "verified {} classes, {} positions up to symmetry, in {:.1} s: every entry follows from its successors",
+        report.classes,
+        report.positions,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! Players with endgame tables: perfect play at a covered root, exact scores inside the
+//! alpha-beta search, tablebase positions as terminal nodes of MCTS, and `tb=off`.
+
+use std::sync::{Arc, OnceLock};
+
+use fanorona_engine::{Color, Game, Position, Rules, Setup, parse_position};
+use fanorona_mcts::{GameState, Terminal};
+use fanorona_players::{
+    AlphaBetaConfig, AlphaBetaPlayer, FanoronaState, MctsConfig, MctsPlayer, Player, PlayerSpec,
+    RandomPlayer, Registry, Score,
+};
+use fanorona_tablebase::{Probe, Tablebase, Wdl, build};
+use fanorona_testkit::Rng;
+
+fn tables() -> Arc<Tablebase> {
+    static TB: OnceLock<Arc<Tablebase>> = OnceLock::new();
+    TB.get_or_init(|| Arc::new(build::build_in_memory(4, 50, 2, &mut |_| {}).unwrap()))
+        .clone()
+}
+
+/// Two against one: White wins, the next capture 28 turns away with best defence.
+const LONG_WIN: &str = "9/9/3B5/9/WW7 w 0 1";
+
+fn game(text: &str) -> Game {
+    Game::from_position(parse_position(text).unwrap(), Rules::default())
+}
+
+/// Plays `white` against `black` from `game` until it ends; returns the outcome's winner.
+fn play_out(mut game: Game, white: &mut dyn Player, black: &mut dyn Player) -> Option<Color> {
+    for _ in 0..200 {
+        if let Some(outcome) = game.outcome() {
+            return outcome.winner();
+        }
+        let mover: &mut dyn Player = match game.position().side_to_move() {
+            Color::White => white,
+            Color::Black => black,
+        };
+        let choice = mover.choose(&game, None).unwrap();
+        game.play_turn(&choice.turn).unwrap();
+    }
+    panic!("the game did not end");
+}
+
+#[test]
+fn alphabeta_plays_a_covered_position_perfectly_and_says_so() {
+    let g = game(LONG_WIN);
+    let mut player = AlphaBetaPlayer::new(AlphaBetaConfig::default()).with_tables(Some(tables()));
+    let choice = player.choose(&g, None).unwrap();
+    assert_eq!(choice.turn.to_string(), "a1b2", "the only winning turn");
+    assert_eq!(
+        choice.info.score,
+        Some(Score::Tablebase(Probe {
+            wdl: Wdl::Win,
+            dtz: 28
+        }))
+    );
+    assert_eq!(choice.info.score.unwrap().to_string(), "tb win 28");
+    // and it converts the win against any defence, within the no-progress limit
+    let mut white = AlphaBetaPlayer::new(AlphaBetaConfig::default()).with_tables(Some(tables()));
+    let mut black = RandomPlayer::new(5);
+    assert_eq!(play_out(g, &mut white, &mut black), Some(Color::White));
+}
+
+#[test]
+fn without_tables_alphabeta_does_not_find_the_long_win() {
+    // The same position at depth 4: the capture is 28 turns away, beyond any search.
+    let g = game(LONG_WIN);
+    let mut player = AlphaBetaPlayer::new(AlphaBetaConfig::default());
+    let choice = player.choose(&g, None).unwrap();
+    assert!(
+        matches!(choice.info.score, Some(Score::Centistones(_))),
+        "{:?}",
+        choice.info
+    );
+}
+
+#[test]
+fn alphabeta_scores_captures_into_covered_endgames_exactly() {
+    // Five stones: not covered, but every capture leads into the 4-stone tables. Whenever the
+    // search reports a table score, it is the exact result of the turn it chose.
+    let tb = tables();
+    let mut rng = Rng::new(11);
+    let mut exact = 0;
+    for _ in 0..600 {
+        let own = 1 + rng.below(4);
+        let pos = fanorona_testkit::random_position(&mut rng, own, 5 - own, Color::White);
+        let g = Game::from_position(pos, Rules::default());
+        if g.outcome().is_some() || !pos.has_capture() {
+            continue;
+        }
+        let mut player = AlphaBetaPlayer::new(AlphaBetaConfig {
+            depth: Some(1),
+            ..AlphaBetaConfig::default()
+        })
+        .with_tables(Some(tb.clone()));
+        let choice = player.choose(&g, None).unwrap();
+        if let Some(Score::Tablebase(p)) = choice.info.score {
+            let child = pos.try_play_turn(&choice.turn).unwrap();
+            let theirs = tb.probe(&child).unwrap();
+            assert_eq!(p.wdl, theirs.wdl.flip(), "{pos:?} {}", choice.turn);
+            exact += 1;
+        }
+    }
+    assert!(exact > 50, "only {exact} exact scores");
+}
+
+#[test]
+fn covered_positions_are_terminal_for_mcts() {
+    let pos = parse_position(LONG_WIN).unwrap();
+    let plain = FanoronaState::from_position(pos, Rules::default());
+    assert_eq!(plain.terminal(), None);
+    let with = plain.clone().with_tables(Some(tables()));
+    assert_eq!(with.terminal(), Some(Terminal::Win(0)));
+    // late in the counter the same placement is a draw
+    let late = Position::from_setup(&Setup {
+        no_capture_turns: 30,
+        ..pos.to_setup()
+    })
+    .unwrap();
+    let late = FanoronaState::from_position(late, Rules::default()).with_tables(Some(tables()));
+    assert_eq!(late.terminal(), Some(Terminal::Draw));
+    // tables for other rules are not used
+    let other = FanoronaState::from_position(
+        pos,
+        Rules {
+            no_progress_limit: 40,
+        },
+    )
+    .with_tables(Some(tables()));
+    assert_eq!(other.terminal(), None);
+}
+
+#[test]
+fn mcts_with_tables_converts_a_won_endgame() {
+    let config = MctsConfig {
+        simulations: 50,
+        ..MctsConfig::default()
+    };
+    let mut white = MctsPlayer::new(config).with_tables(Some(tables()));
+    let mut black = RandomPlayer::new(9);
+    assert_eq!(
+        play_out(game(LONG_WIN), &mut white, &mut black),
+        Some(Color::White)
+    );
+}
+
+#[test]
+fn the_registry_hands_tables_to_players_unless_the_spec_says_tb_off() {
+    let registry = Registry::classical().with_tables(Some(tables()));
+    let g = game(LONG_WIN);
+    let spec: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
+    let choice = registry.build(&spec, 0).unwrap().choose(&g, None).unwrap();
+    assert!(matches!(choice.info.score, Some(Score::Tablebase(_))));
+    let spec: PlayerSpec = "alphabeta:depth=2,tb=off".parse().unwrap();
+    let choice = registry.build(&spec, 0).unwrap().choose(&g, None).unwrap();
+    assert!(matches!(choice.info.score, Some(Score::Centistones(_))));
+    let spec: PlayerSpec = "mcts:sims=20,tb=maybe".parse().unwrap();
+    let err = registry.check(&spec).unwrap_err().to_string();
+    assert!(
+        err.contains("`tb`") && err.contains("`on` or `off`"),
+        "{err}"
+    );
+}

@@ -1,0 +1,322 @@
+//! Endgame tables for Fanorona: the exact result of every position with few stones under the
+//! project's rules, **no-progress draw included**, and the distance to the next capture along
+//! best play.
+//!
+//! A *class* is a material balance: `own` stones for the side to move, `other` for the side
+//! that just moved (colours do not matter: the rules treat both alike). Each entry holds the
+//! result with the whole no-progress limit ahead (counter 0) and, for a win or a loss, the
+//! distance `d` in turns to the next capture (or the end of the game) with the winner hurrying
+//! and the loser delaying. A position with counter `c` is then won exactly when the table says
+//! "win in `d`" and `d <= limit - c` (lost likewise), and drawn otherwise: more time never
+//! hurts the side that can force a result, so the result at every counter follows from one
+//! number. Repetition cannot change a result (a winner playing to the distance never repeats).
+//!
+//! Classes are solved in order of their number of stones by retrograde analysis over paika
+//! moves (a capture always leaves the class for a smaller, solved one); see [`build`].
+//!
+//! ```
+//! use fanorona_engine::parse_position;
+//! use fanorona_tablebase::{Tablebase, Wdl, build};
+//!
+//! // Tables of every class with up to 3 stones, in memory, for a no-progress limit of 10.
+//! let tables = build::build_in_memory(3, 10, 1, &mut |_| {}).unwrap();
+//! // Two white stones against one black, White to move, counter 0.
+//! let pos = parse_position("9/9/9/9/WW6B w 0 1").unwrap();
+//! let probe = tables.probe(&pos).unwrap();
+//! assert_ne!(probe.wdl, Wdl::Loss);
+//! ```
+
+mod board;
+pub mod build;
+mod file;
+mod index;
+mod value;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use fanorona_engine::{Color, Position, Rules, Turn};
+
+pub use file::{MAGIC, VERSION, file_name, parse_file_name};
+pub use value::{MAX_LIMIT, Probe, Wdl};
+
+use file::ClassTable;
+
+/// Why tables could not be built, read or used.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file could not be read or written, or its container is damaged (wrong magic,
+    /// truncated, checksum).
+    #[error(transparent)]
+    File(fanorona_data::ContainerError),
+    /// The container is sound but its content is not a table of the class it names.
+    #[error("{path}: not a valid table: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The table was built for another no-progress limit.
+    #[error(
+        "{path}: built for a no-progress limit of {file} turns, but the rules in force say {wanted}; rebuild the tables for these rules or use another directory"
+    )]
+    Rules {
+        /// The file.
+        path: PathBuf,
+        /// The limit in the file.
+        file: u32,
+        /// The limit asked for.
+        wanted: u32,
+    },
+    /// The directory could not be listed or created.
+    #[error("{path}: {error}")]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// The rules cannot be tabled.
+    #[error(
+        "tables need a no-progress limit between 1 and {MAX_LIMIT} turns, not {0} (0 switches the rule off)"
+    )]
+    Limit(u32),
+    /// Too many stones asked for.
+    #[error("tables hold at most {max} stones, not {asked}")]
+    TooManyStones {
+        /// The largest count supported.
+        max: usize,
+        /// The count asked for.
+        asked: usize,
+    },
+    /// A verification found entries that do not follow from their successors.
+    #[error("class {class}: {count} entries disagree with their successors, the first: {first}")]
+    Inconsistent {
+        /// The class, as `3v2`.
+        class: String,
+        /// How many.
+        count: u64,
+        /// The first one, described.
+        first: String,
+    },
+}
+
+/// Why a position could not be probed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// The position is in the middle of a capture chain.
+    #[error("the position is in the middle of a capture chain; tables hold turn starts only")]
+    MidChain,
+    /// No table covers the position's material.
+    #[error(
+        "no table for {own} stones of the side to move against {other} (the tables here hold up to {max} stones)"
+    )]
+    NotCovered {
+        /// Stones of the side to move.
+        own: usize,
+        /// Stones of the other side.
+        other: usize,
+        /// The largest total every class of which is present.
+        max: usize,
+    },
+}
+
+/// A set of class tables for one no-progress limit, in memory.
+pub struct Tablebase {
+    limit: u32,
+    classes: BTreeMap<(usize, usize), ClassTable>,
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebase")
+            .field("limit", &self.limit)
+            .field("classes", &self.classes.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Tablebase {
+    /// No tables yet, for the given no-progress limit.
+    pub fn new(limit: u32) -> Result<Tablebase, TableError> {
+        if limit == 0 || limit > MAX_LIMIT {
+            return Err(TableError::Limit(limit));
+        }
+        Ok(Tablebase {
+            limit,
+            classes: BTreeMap::new(),
+        })
+    }
+
+    /// Load every table file (`*.fntb`) in `dir` built for `rules`. A missing directory gives
+    /// an empty set; a file for other rules, damaged or misnamed, is an error naming it.
+    pub fn open(dir: &Path, rules: Rules) -> Result<Tablebase, TableError> {
+        let mut tb = Tablebase::new(rules.no_progress_limit)?;
+        let listing = match std::fs::read_dir(dir) {
+            Ok(l) => l,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tb),
+            Err(error) => {
+                return Err(TableError::Dir {
+                    path: dir.to_path_buf(),
+                    error,
+                });
+            }
+        };
+        for entry in listing {
+            let entry = entry.map_err(|error| TableError::Dir {
+                path: dir.to_path_buf(),
+                error,
+            })?;
+            let name = entry.file_name();
+            let Some((own, other)) = name.to_str().and_then(parse_file_name) else {
+                continue;
+            };
+            let path = entry.path();
+            if own == 0
+                || other == 0
+                || own > index::MAX_SIDE_STONES
+                || other > index::MAX_SIDE_STONES
+            {
+                return Err(TableError::Corrupt {
+                    path,
+                    what: format!("no class {own}v{other} exists"),
+                });
+            }
+            let table = file::read(&path, tb.limit, own, other)?;
+            tb.classes.insert((own, other), table);
+        }
+        Ok(tb)
+    }
+
+    /// The no-progress limit the tables were built for.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Whether these tables answer for games under `rules`.
+    pub fn fits(&self, rules: Rules) -> bool {
+        rules.no_progress_limit == self.limit
+    }
+
+    /// The largest total number of stones for which every class is present (0 when none;
+    /// 1 when no table is present at all, as every position with one stone is decided).
+    pub fn max_stones(&self) -> usize {
+        let mut n = 2;
+        while (1..n).all(|a| self.classes.contains_key(&(a, n - a))) {
+            n += 1;
+        }
+        n - 1
+    }
+
+    /// The classes present, as (stones of the side to move, stones of the other side).
+    pub fn classes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.classes.keys().copied()
+    }
+
+    /// Whether a table answers for `pos` (a turn start whose material is covered; a side
+    /// without stones counts as covered).
+    pub fn covers(&self, pos: &Position) -> bool {
+        pos.is_turn_start() && {
+            let (own, other) = material(pos);
+            own == 0 || other == 0 || self.classes.contains_key(&(own, other))
+        }
+    }
+
+    /// The exact result of a turn-start position, at its own no-capture counter.
+    ///
+    /// A side without stones is decided without a table (the side to move lost, or won).
+    pub fn probe(&self, pos: &Position) -> Result<Probe, ProbeError> {
+        if !pos.is_turn_start() {
+            return Err(ProbeError::MidChain);
+        }
+        let us = pos.side_to_move();
+        let (own, other) = (pos.stones(us).0, pos.stones(!us).0);
+        let stored = self.stored(own, other).ok_or(ProbeError::NotCovered {
+            own: own.count_ones() as usize,
+            other: other.count_ones() as usize,
+            max: self.max_stones(),
+        })?;
+        let remaining = self.limit.saturating_sub(pos.no_capture_turns());
+        Ok(value::at_remaining(stored, remaining))
+    }
+
+    /// The stored result (counter 0) of the position with `own` to move; `None` when no
+    /// table holds it.
+    #[inline]
+    pub(crate) fn stored(&self, own: u64, other: u64) -> Option<Probe> {
+        if own == 0 {
+            return Some(Probe {
+                wdl: Wdl::Loss,
+                dtz: 0,
+            });
+        }
+        if other == 0 {
+            return Some(Probe {
+                wdl: Wdl::Win,
+                dtz: 0,
+            });
+        }
+        let key = (own.count_ones() as usize, other.count_ones() as usize);
+        let table = self.classes.get(&key)?;
+        let i = table.index.index(own, other);
+        value::decode(table.entries[i as usize])
+    }
+
+    /// Every legal turn of a turn-start position with the result it leads to for the side
+    /// that plays it, best first (fastest win, then draws, then slowest loss).
+    pub fn rank_turns(&self, pos: &Position) -> Result<Vec<(Turn, Probe)>, ProbeError> {
+        self.probe(pos)?;
+        let mut out = Vec::new();
+        let mut missing = None;
+        pos.for_each_turn(|turn, child| match self.probe(child) {
+            Ok(theirs) => out.push((*turn, turn_result(turn, theirs))),
+            Err(e) => missing = Some(e),
+        });
+        if let Some(e) = missing {
+            return Err(e);
+        }
+        out.sort_by_key(|(_, p)| std::cmp::Reverse(p.goodness()));
+        Ok(out)
+    }
+
+    /// A turn that keeps the exact result, winning as fast and losing as slowly as possible.
+    /// `None` when the side to move has no legal turn.
+    pub fn best_turn(&self, pos: &Position) -> Result<Option<(Turn, Probe)>, ProbeError> {
+        Ok(self.rank_turns(pos)?.into_iter().next())
+    }
+
+    pub(crate) fn insert(&mut self, table: ClassTable) {
+        self.classes
+            .insert((table.index.own(), table.index.other()), table);
+    }
+
+    pub(crate) fn table(&self, own: usize, other: usize) -> Option<&ClassTable> {
+        self.classes.get(&(own, other))
+    }
+}
+
+/// The result of playing `turn` for the side that plays it, given the result `theirs` of the
+/// position it leads to for the opponent.
+fn turn_result(turn: &Turn, theirs: Probe) -> Probe {
+    let wdl = theirs.wdl.flip();
+    if wdl == Wdl::Draw {
+        return Probe::DRAW;
+    }
+    let dtz = if turn.is_capture() { 1 } else { theirs.dtz + 1 };
+    Probe { wdl, dtz }
+}
+
+/// (stones of the side to move, stones of the other side).
+fn material(pos: &Position) -> (usize, usize) {
+    let us = pos.side_to_move();
+    (
+        pos.stones(us).count() as usize,
+        pos.stones(!us).count() as usize,
+    )
+}
+
+/// Stones on the board in total.
+pub fn stones_on_board(pos: &Position) -> usize {
+    (pos.stones(Color::White).count() + pos.stones(Color::Black).count()) as usize
+}

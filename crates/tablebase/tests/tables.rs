@@ -1,0 +1,338 @@
+//! Named endgames, symmetry, the table files (resume, damage, other rules) and verification.
+
+use std::sync::OnceLock;
+
+use fanorona_data::container;
+use fanorona_engine::{Color, Position, Rules, Setup, Symmetry, parse_position};
+use fanorona_tablebase::build::{self, Progress};
+use fanorona_tablebase::{MAGIC, Probe, ProbeError, TableError, Tablebase, VERSION, Wdl};
+use fanorona_testkit::{Rng, TempDir, board};
+use proptest::prelude::*;
+
+/// Every class up to 4 stones for the default no-progress limit of 50.
+fn tables() -> &'static Tablebase {
+    static TB: OnceLock<Tablebase> = OnceLock::new();
+    TB.get_or_init(|| build::build_in_memory(4, 50, 2, &mut |_| {}).unwrap())
+}
+
+fn with_counter(pos: &Position, counter: u32) -> Position {
+    Position::from_setup(&Setup {
+        no_capture_turns: counter,
+        ..pos.to_setup()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_stone_with_no_free_neighbour_has_lost_even_at_the_limit() {
+    // Black's corner stone cannot move: White has won by blockade. The loss comes before the
+    // no-progress draw, so it holds at the limit too.
+    let pos = board(
+        "
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        W W . . . . . . .
+        B W . . . . . . .",
+        Color::Black,
+    );
+    for counter in [0, 49, 50, 80] {
+        let probe = tables().probe(&with_counter(&pos, counter)).unwrap();
+        assert_eq!(
+            probe,
+            Probe {
+                wdl: Wdl::Loss,
+                dtz: 0
+            },
+            "counter {counter}"
+        );
+    }
+}
+
+#[test]
+fn a_lone_stone_far_from_the_other_cannot_be_caught() {
+    let pos = board(
+        "
+        . . . . . . . . B
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        W . . . . . . . .",
+        Color::White,
+    );
+    assert_eq!(tables().probe(&pos).unwrap(), Probe::DRAW);
+    assert_eq!(
+        tables().probe(&with_counter(&pos, 30)).unwrap(),
+        Probe::DRAW
+    );
+}
+
+#[test]
+fn the_longest_two_against_one_win_is_a_draw_once_the_counter_leaves_too_little_time() {
+    // Two stones hunt one: White wins, but the next capture is 28 turns away with best
+    // defence. With 23 turns already played without a capture, only 27 remain: a draw.
+    let pos = board(
+        "
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . B . . . . .
+        . . . . . . . . .
+        W W . . . . . . .",
+        Color::White,
+    );
+    let tb = tables();
+    assert_eq!(
+        tb.probe(&pos).unwrap(),
+        Probe {
+            wdl: Wdl::Win,
+            dtz: 28
+        }
+    );
+    assert_eq!(
+        tb.probe(&with_counter(&pos, 22)).unwrap(),
+        Probe {
+            wdl: Wdl::Win,
+            dtz: 28
+        }
+    );
+    assert_eq!(tb.probe(&with_counter(&pos, 23)).unwrap(), Probe::DRAW);
+    // the only winning turn, and the table's choice
+    let ranked = tb.rank_turns(&pos).unwrap();
+    assert_eq!(ranked[0].0.to_string(), "a1b2");
+    assert_eq!(
+        ranked[0].1,
+        Probe {
+            wdl: Wdl::Win,
+            dtz: 28
+        }
+    );
+    assert!(ranked[1..].iter().all(|(_, p)| p.wdl != Wdl::Win));
+}
+
+#[test]
+fn playing_the_best_turns_wins_within_the_limit() {
+    // From the long win above, the table's turns for White and for Black make the capture
+    // happen exactly when the distance says: on turn 28, Black's, forced to take a stone into
+    // a lost one-against-one.
+    let mut pos = parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+    let tb = tables();
+    for played in 1..=28 {
+        let (turn, result) = tb.best_turn(&pos).unwrap().unwrap();
+        pos = pos.try_play_turn(&turn).unwrap();
+        if played < 28 {
+            assert!(!turn.is_capture(), "turn {played} {turn} captured early");
+            assert_eq!(result.dtz, 29 - played);
+        } else {
+            assert!(turn.is_capture(), "turn 28 must capture");
+        }
+    }
+    assert_eq!(pos.side_to_move(), Color::White);
+    assert_eq!(pos.stones(Color::White).count(), 1);
+    assert_eq!(tb.probe(&pos).unwrap().wdl, Wdl::Win);
+}
+
+#[test]
+fn probing_refuses_chains_and_uncovered_material() {
+    let tb = tables();
+    let start = Position::start();
+    assert!(matches!(
+        tb.probe(&start),
+        Err(ProbeError::NotCovered {
+            own: 22,
+            other: 22,
+            max: 4
+        })
+    ));
+    let five = parse_position("9/9/9/9/WWW4BB w 0 1").unwrap();
+    let err = tb.probe(&five).unwrap_err();
+    assert!(err.to_string().contains("up to 4 stones"), "{err}");
+    // a chain in progress
+    let chain_start = parse_position("9/9/9/1B7/WW1B5 w 0 1").unwrap();
+    let mut mid = None;
+    chain_start.for_each_turn(|_, _| {});
+    for &a in chain_start.legal_actions().iter() {
+        let next = chain_start.apply(a);
+        if next.chain().is_some() {
+            mid = Some(next);
+        }
+    }
+    if let Some(mid) = mid {
+        assert_eq!(tb.probe(&mid), Err(ProbeError::MidChain));
+    }
+}
+
+fn random_small(rng: &mut Rng) -> Position {
+    let stones = 2 + rng.below(3);
+    let own = 1 + rng.below(stones - 1);
+    let side = if rng.below(2) == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let pos = fanorona_testkit::random_position(rng, own, stones - own, side);
+    with_counter(&pos, rng.below(55) as u32)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn symmetric_and_colour_swapped_positions_probe_equal(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let pos = random_small(&mut rng);
+        let tb = tables();
+        let probe = tb.probe(&pos).unwrap();
+        for s in Symmetry::ALL {
+            prop_assert_eq!(tb.probe(&s.position(&pos)).unwrap(), probe);
+        }
+        let us = pos.side_to_move();
+        let swapped = Position::from_setup(&Setup {
+            stones: fanorona_engine::ByColor([pos.stones(Color::Black), pos.stones(Color::White)]),
+            side_to_move: !us,
+            ..pos.to_setup()
+        }).unwrap();
+        prop_assert_eq!(tb.probe(&swapped).unwrap(), probe);
+    }
+}
+
+#[test]
+fn a_build_into_a_directory_resumes_and_reads_back_the_same_results() {
+    let dir = TempDir::new("tablebase-files");
+    let mut solved = 0;
+    let built = build::build_dir(&dir, 3, 50, 2, &mut |p| {
+        if matches!(p, Progress::Solved(_)) {
+            solved += 1;
+        }
+    })
+    .unwrap();
+    assert_eq!(solved, 3);
+    // an interrupted build: one class gone
+    std::fs::remove_file(dir.join("1v2.fntb")).unwrap();
+    let (mut loaded, mut solved) = (0, 0);
+    build::build_dir(&dir, 3, 50, 2, &mut |p| match p {
+        Progress::Loaded(_) => loaded += 1,
+        Progress::Solved(_) => solved += 1,
+        Progress::Plan { .. } => {}
+    })
+    .unwrap();
+    assert_eq!(
+        (loaded, solved),
+        (1, 2),
+        "1v1 loaded, the pair 1v2/2v1 solved again"
+    );
+    let opened = Tablebase::open(&dir, Rules::default()).unwrap();
+    assert_eq!(opened.max_stones(), 3);
+    let mut rng = Rng::new(7);
+    for _ in 0..500 {
+        let stones = 2 + rng.below(2);
+        let own = 1 + rng.below(stones - 1);
+        let pos = fanorona_testkit::random_position(&mut rng, own, stones - own, Color::White);
+        assert_eq!(opened.probe(&pos), built.probe(&pos));
+    }
+}
+
+fn built_dir(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    build::build_dir(&dir, 3, 50, 1, &mut |_| {}).unwrap();
+    dir
+}
+
+#[test]
+fn a_damaged_or_truncated_file_is_rejected_with_its_name() {
+    let dir = built_dir("tablebase-damaged");
+    let path = dir.join("2v1.fntb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Tablebase::open(&dir, Rules::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1.fntb") && err.contains("checksum"),
+        "{err}"
+    );
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = Tablebase::open(&dir, Rules::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1.fntb") && err.contains("truncated"),
+        "{err}"
+    );
+    // a damaged class is rebuilt by the next build
+    build::build_dir(&dir, 3, 50, 1, &mut |_| {}).unwrap();
+    assert!(Tablebase::open(&dir, Rules::default()).is_ok());
+}
+
+#[test]
+fn tables_for_other_rules_are_not_used() {
+    let dir = built_dir("tablebase-rules");
+    let err = Tablebase::open(
+        &dir,
+        Rules {
+            no_progress_limit: 40,
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TableError::Rules {
+                file: 50,
+                wanted: 40,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains(".fntb"), "{err}");
+    // and a build for other rules refuses to mix them into the directory
+    let err = build::build_dir(&dir, 3, 40, 1, &mut |_| {}).unwrap_err();
+    assert!(matches!(err, TableError::Rules { .. }), "{err}");
+    assert!(matches!(
+        Tablebase::open(
+            &dir,
+            Rules {
+                no_progress_limit: 0
+            }
+        ),
+        Err(TableError::Limit(0))
+    ));
+}
+
+#[test]
+fn a_misnamed_table_and_a_wrong_entry_are_caught() {
+    let dir = built_dir("tablebase-misnamed");
+    std::fs::copy(dir.join("1v2.fntb"), dir.join("2v1.fntb")).unwrap();
+    let err = Tablebase::open(&dir, Rules::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1.fntb") && err.contains("holds class 1v2"),
+        "{err}"
+    );
+
+    // A well-formed file whose content is wrong: one result changed, checksum redone. Opening
+    // accepts it (it is a table), verification does not.
+    let dir = built_dir("tablebase-wrong-entry");
+    let path = dir.join("2v1.fntb");
+    let mut payload = container::read(&path, MAGIC, VERSION).unwrap();
+    let tb = Tablebase::open(&dir, Rules::default()).unwrap();
+    assert!(build::verify(&tb, 2, &mut |_| {}).is_ok());
+    let i = 16 + payload[16..].iter().position(|&e| e == 1).unwrap(); // a win in 1
+    payload[i] = 3; // now "win in 2"
+    container::write_atomic(&path, MAGIC, VERSION, &payload).unwrap();
+    let tb = Tablebase::open(&dir, Rules::default()).unwrap();
+    let err = build::verify(&tb, 2, &mut |_| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("class 2v1") && err.contains("win in 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_four_stone_tables_verify() {
+    let report = build::verify(tables(), 2, &mut |_| {}).unwrap();
+    assert_eq!(report.classes, 6);
+    assert!(report.positions > 500_000);
+}
