@@ -55,5 +55,5 @@ pub use random::RandomPlayer;
 pub use registry::{BuildError, PlayerKind, Registry};
 pub use session::{GameSession, ReplayError};
 pub use spec::{PlayerSpec, SpecError};
-pub use state::{FanoronaState, player_of, terminal_of};
+pub use state::{FanoronaState, SearchTables, player_of, terminal_of};
 pub use uct::{MctsConfig, MctsPlayer};

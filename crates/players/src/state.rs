@@ -24,6 +24,7 @@
 //! ```
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use fanorona_engine::{Action, Color, Game, Position, Rules};
 use fanorona_mcts::{GameState, Terminal};
@@ -38,7 +39,36 @@ use fanorona_tablebase::{Tablebase, Wdl};
 pub struct FanoronaState {
     game: Game,
     /// Endgame tables for the game's rules, if any.
-    tables: Option<Arc<Tablebase>>,
+    tables: Option<Arc<SearchTables>>,
+}
+
+/// Endgame tables as a search uses them, with a count of the positions they decided (each
+/// one a leaf the evaluator did not have to look at). Shared by every state of a search, or
+/// of many searches.
+#[derive(Debug)]
+pub struct SearchTables {
+    tables: Arc<Tablebase>,
+    hits: AtomicU64,
+}
+
+impl SearchTables {
+    /// Count the uses of `tables`.
+    pub fn new(tables: Arc<Tablebase>) -> Self {
+        SearchTables {
+            tables,
+            hits: AtomicU64::new(0),
+        }
+    }
+
+    /// Positions the tables decided so far.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// The tables.
+    pub fn tables(&self) -> &Arc<Tablebase> {
+        &self.tables
+    }
 }
 
 impl PartialEq for FanoronaState {
@@ -57,15 +87,22 @@ impl FanoronaState {
 
     /// Uses `tables` to end the search at the positions they cover (tables built for other
     /// rules than the game's are ignored).
-    pub fn with_tables(mut self, tables: Option<Arc<Tablebase>>) -> Self {
-        self.tables = tables.filter(|tb| tb.fits(self.game.rules()));
+    pub fn with_tables(self, tables: Option<Arc<Tablebase>>) -> Self {
+        self.with_search_tables(tables.map(|tb| Arc::new(SearchTables::new(tb))))
+    }
+
+    /// Like [`FanoronaState::with_tables`], counting the positions decided in `tables`.
+    pub fn with_search_tables(mut self, tables: Option<Arc<SearchTables>>) -> Self {
+        self.tables = tables.filter(|t| t.tables.fits(self.game.rules()));
         self
     }
 
     /// The exact result of the current position from the tables, as a terminal result.
     fn table_result(&self) -> Option<Terminal> {
         let pos = self.game.position();
-        let probe = crate::tables::exact(self.tables.as_deref(), pos)?;
+        let tables = self.tables.as_deref()?;
+        let probe = crate::tables::exact(Some(&tables.tables), pos)?;
+        tables.hits.fetch_add(1, Ordering::Relaxed);
         let us = player_of(pos.side_to_move());
         Some(match probe.wdl {
             Wdl::Win => Terminal::Win(us),

@@ -79,6 +79,37 @@ pub struct TrainConfig {
     /// Rating the checkpoints against fixed baselines.
     #[serde(default)]
     pub evaluation: EvaluationSection,
+    /// Endgame tables in self-play.
+    #[serde(default)]
+    pub tablebase: TablebaseSection,
+}
+
+/// `[tablebase]`: endgame tables in self-play. A game that reaches a position the tables
+/// cover ends there with the table's result (every sample of the game gets it as its value
+/// target), and the searches of such games score covered positions exactly instead of asking
+/// the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TablebaseSection {
+    /// Directory of the tables (`fanorona tablebase build`); `""` trains without tables.
+    /// A relative path is relative to the working directory.
+    pub dir: String,
+    /// When the directory holds fewer, build every class up to this many stones before the
+    /// first self-play (0 = never build; 5 stones take about 15 s and 11 MB).
+    pub build_stones: usize,
+    /// Share of games that play on past the tables, searched without them, so that the
+    /// network keeps learning endgames.
+    pub play_on_fraction: f32,
+}
+
+impl Default for TablebaseSection {
+    fn default() -> Self {
+        TablebaseSection {
+            dir: "tablebases".into(),
+            build_stones: 5,
+            play_on_fraction: 0.1,
+        }
+    }
 }
 
 fn default_seed() -> u64 {
@@ -378,7 +409,36 @@ impl TrainConfig {
         self.validate_replay(&v)?;
         self.validate_training(&v)?;
         self.validate_checkpoints(&v)?;
-        self.validate_evaluation(&v)
+        self.validate_evaluation(&v)?;
+        self.validate_tablebase(&v)
+    }
+
+    /// `[tablebase]`.
+    fn validate_tablebase(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
+        let t = &self.tablebase;
+        v.check(
+            t.build_stones == 0 || (2..=6).contains(&t.build_stones),
+            "tablebase.build_stones",
+            t.build_stones.to_string(),
+            "must be 0 (never build) or 2 to 6",
+        )?;
+        v.check(
+            fraction(t.play_on_fraction),
+            "tablebase.play_on_fraction",
+            t.play_on_fraction.to_string(),
+            "must be in [0, 1]",
+        )?;
+        let limit = self.rules.no_progress_limit;
+        v.check(
+            t.dir.is_empty() || (1..=fanorona_tablebase::MAX_LIMIT).contains(&limit),
+            "tablebase.dir",
+            format!("{:?}", t.dir),
+            &format!(
+                "must be \"\" when rules.no_progress_limit is {limit}: tables exist for limits 1 to {}",
+                fanorona_tablebase::MAX_LIMIT
+            ),
+        )?;
+        Ok(())
     }
 
     /// The name, `[model]` and `[search]`.

@@ -85,14 +85,61 @@ fn open_run(
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
     let metrics = Metrics::open(&dir.tensorboard_dir());
+    let progress = Progress::new(interactive);
+    let tables = open_tables(&config, &progress)?;
     Ok(Run {
         dir,
         config,
         device,
-        progress: Progress::new(interactive),
+        progress,
         metrics,
         stop,
+        tables,
     })
+}
+
+/// The endgame tables of `[tablebase]`: built first when the directory holds fewer stones
+/// than `build_stones` (resuming a build left half done), then read.
+fn open_tables(
+    config: &TrainConfig,
+    progress: &Progress,
+) -> Result<Option<Arc<fanorona_players::SearchTables>>, TrainError> {
+    let t = &config.tablebase;
+    if t.dir.is_empty() {
+        return Ok(None);
+    }
+    let dir = std::path::Path::new(&t.dir);
+    let rules = fanorona_engine::Rules {
+        no_progress_limit: config.rules.no_progress_limit,
+    };
+    let mut tables = fanorona_tablebase::Tablebase::open(dir, rules)?;
+    if tables.max_stones() < t.build_stones {
+        progress.line(&format!(
+            "building endgame tables up to {} stones in {} (once; later runs read them)",
+            t.build_stones,
+            dir.display()
+        ));
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        tables = fanorona_tablebase::build::build_dir(
+            dir,
+            t.build_stones,
+            rules.no_progress_limit,
+            threads,
+            &mut |_| {},
+        )?;
+    }
+    if tables.classes().next().is_none() {
+        return Ok(None);
+    }
+    progress.line(&format!(
+        "endgame tables: every position with up to {} stones ({}); {:.0}% of games play on past them",
+        tables.max_stones(),
+        dir.display(),
+        t.play_on_fraction * 100.0
+    ));
+    Ok(Some(Arc::new(fanorona_players::SearchTables::new(
+        Arc::new(tables),
+    ))))
 }
 
 /// The trainer and state to go on from: the newest readable checkpoint, or a fresh network.

@@ -63,22 +63,25 @@ pub enum GameEnd {
     Resigned,
     /// The safety cap on actions was hit (scored as a draw).
     Capped,
+    /// The game reached a position the endgame tables cover and ended with their result.
+    Tablebase,
 }
 
 impl GameEnd {
     /// Every way a self-play game ends.
-    pub const ALL: [GameEnd; 6] = [
+    pub const ALL: [GameEnd; 7] = [
         GameEnd::AllCaptured,
         GameEnd::NoLegalMove,
         GameEnd::Repetition,
         GameEnd::NoProgress,
         GameEnd::Resigned,
         GameEnd::Capped,
+        GameEnd::Tablebase,
     ];
 
     /// Short name for logs and TensorBoard tags: the engine's reason tags
     /// ([`Outcome::reason_tag`]: `all-captured`, `no-legal-move`, `repetition`, `no-progress`)
-    /// and `resigned`, `capped`.
+    /// and `resigned`, `capped`, `tablebase`.
     pub fn tag(self) -> &'static str {
         match self {
             GameEnd::AllCaptured => EndReason::AllCaptured.tag(),
@@ -87,6 +90,7 @@ impl GameEnd {
             GameEnd::NoProgress => EndReason::NoProgress.tag(),
             GameEnd::Resigned => "resigned",
             GameEnd::Capped => "capped",
+            GameEnd::Tablebase => "tablebase",
         }
     }
 }

@@ -36,6 +36,9 @@ pub enum TrainError {
     /// The run state could not be written into a checkpoint.
     #[error("cannot encode the run state: {0}")]
     State(String),
+    /// The endgame tables could not be built or read.
+    #[error("endgame tables (config key tablebase.dir): {0}")]
+    Tablebase(#[from] fanorona_tablebase::TableError),
 }
 
 /// Where a run stands, stored in every checkpoint.
@@ -78,6 +81,8 @@ pub struct Run {
     pub metrics: Metrics,
     /// Set to stop cleanly (Ctrl-C).
     pub stop: Arc<AtomicBool>,
+    /// Endgame tables for self-play (`[tablebase]`), with their count of decided positions.
+    pub tables: Option<Arc<fanorona_players::SearchTables>>,
 }
 
 impl Run {

@@ -9,7 +9,11 @@
 //!   number of its consecutive full searches resigns, except in a share of games that never
 //!   resign and instead record whether resigning would have been wrong.
 //! - **A cap** on the actions of a game (a capped game is a draw).
+//! - **Adjudication by the endgame tables**: with tables, a game ends at the first position
+//!   they cover, with their result, and its searches score covered positions exactly; a share
+//!   of games (`tablebase.play_on_fraction`) plays on without tables.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use fanorona_engine::{Action, Game, Position, Rules};
@@ -17,7 +21,7 @@ use fanorona_mcts::scheduler::{
     GamePolicy, Schedule, ScheduleCounters, ScheduleError, Verdict, play_games,
 };
 use fanorona_mcts::{Evaluator, GameState, SearchConfig, SearchResult, Terminal, derive_seed};
-use fanorona_players::FanoronaState;
+use fanorona_players::{FanoronaState, SearchTables};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -33,6 +37,22 @@ pub struct SelfPlaySettings {
     pub rules: Rules,
     /// Playout cap randomisation, resignation and the action cap, as configured.
     pub play: SelfPlaySection,
+    /// Endgame tables that adjudicate games, if any.
+    pub tables: Option<Arc<SearchTables>>,
+    /// Share of games that play on without the tables.
+    pub play_on_fraction: f32,
+}
+
+impl SelfPlaySettings {
+    /// Whether game `index` of a run seeded with `seed` is adjudicated by the tables (drawn
+    /// from its own stream, so that the other decisions of the game do not change).
+    pub fn adjudicates(&self, seed: u64, index: u64) -> bool {
+        if self.tables.is_none() {
+            return false;
+        }
+        let mut rng = StdRng::seed_from_u64(derive_seed(seed ^ 0x7AB1_E5E1, index));
+        rng.random::<f32>() >= self.play_on_fraction
+    }
 }
 
 /// A finished game: its training samples and summary.
@@ -177,6 +197,9 @@ impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
     fn finish(self, root: &FanoronaState, terminal: Option<Terminal>) -> FinishedGame {
         let (winner, end) = match (terminal, root.engine_outcome(), self.resigned) {
             (Some(_), Some(outcome), _) => (outcome.winner().map(|c| c.index()), outcome.into()),
+            // terminal without an outcome of the rules: the tables decided
+            (Some(Terminal::Win(w)), None, _) => (Some(w), GameEnd::Tablebase),
+            (Some(Terminal::Draw), None, _) => (None, GameEnd::Tablebase),
             (_, _, Some(side)) => (Some(1 - side), GameEnd::Resigned),
             _ => (None, GameEnd::Capped),
         };
@@ -227,7 +250,13 @@ pub fn play(
         |index| {
             let policy =
                 SelfPlayPolicy::new(&settings.play, schedule.seed, index, start.position());
-            (FanoronaState::new(start.clone()), policy)
+            let tables = if settings.adjudicates(schedule.seed, index) {
+                settings.tables.clone()
+            } else {
+                None
+            };
+            let state = FanoronaState::new(start.clone()).with_search_tables(tables);
+            (state, policy)
         },
         stop,
         counters,
@@ -438,6 +467,8 @@ mod tests {
             },
             rules: Rules::default(),
             play,
+            tables: None,
+            play_on_fraction: 0.0,
         };
         let schedule = Schedule {
             games: 6,

@@ -30,6 +30,10 @@ pub struct SelfPlayReport {
     pub evaluations: u64,
     /// Network calls.
     pub network_calls: u64,
+    /// Games ended by the endgame tables.
+    pub adjudicated: u64,
+    /// Positions inside the searches that the tables decided (evaluations saved).
+    pub table_hits: u64,
     /// Wall time.
     pub seconds: f64,
 }
@@ -38,7 +42,7 @@ impl SelfPlayReport {
     /// The one-line summary of the phase.
     pub fn line(&self, generation: u64) -> String {
         let secs = self.seconds.max(1e-9);
-        format!(
+        let mut line = format!(
             "gen {generation} self-play: {} games, {} samples in {:.0} s ({:.2} games/s, {:.0} evals/s, {:.1} positions per network call)",
             self.games,
             self.samples,
@@ -46,7 +50,17 @@ impl SelfPlayReport {
             self.games as f64 / secs,
             self.evaluations as f64 / secs,
             self.evaluations as f64 / self.network_calls.max(1) as f64
-        )
+        );
+        if self.adjudicated > 0 || self.table_hits > 0 {
+            line.push_str(&format!(
+                "; tables: {} games adjudicated, {} positions decided ({:.1}% of evaluations saved)",
+                self.adjudicated,
+                self.table_hits,
+                100.0 * self.table_hits as f64
+                    / (self.table_hits + self.evaluations).max(1) as f64
+            ));
+        }
+        line
     }
 }
 
@@ -81,6 +95,9 @@ impl ShardWriter<'_> {
         self.report.games += 1;
         self.report.samples += game.samples.len() as u64;
         self.report.actions += u64::from(game.summary.actions);
+        if game.summary.end == GameEnd::Tablebase {
+            self.report.adjudicated += 1;
+        }
         self.pending.push(game);
         if self.pending.len() as u64 >= self.every
             && self.error.is_none()
@@ -148,7 +165,10 @@ pub fn selfplay_generation(
         search: config.search,
         rules: run.rules(),
         play: config.selfplay.clone(),
+        tables: run.tables.clone(),
+        play_on_fraction: config.tablebase.play_on_fraction,
     };
+    let hits_before = run.tables.as_ref().map_or(0, |t| t.hits());
     let threads = config.selfplay.threads;
     let every = shard_games(schedule.concurrent);
     let phase = format!("gen {generation} self-play");
@@ -198,6 +218,7 @@ pub fn selfplay_generation(
     report.seconds = started.elapsed().as_secs_f64();
     report.evaluations = counters.evaluations.load(Ordering::Relaxed);
     report.network_calls = counters.network_calls.load(Ordering::Relaxed);
+    report.table_hits = run.tables.as_ref().map_or(0, |t| t.hits()) - hits_before;
     if report.games > 0 {
         run.progress.line(&report.line(generation));
     }
@@ -296,6 +317,13 @@ pub fn record_selfplay(
         metrics.scalar("selfplay/evaluations_per_second", evals, step);
         let per_call = report.evaluations as f64 / report.network_calls.max(1) as f64;
         metrics.scalar("selfplay/positions_per_network_call", per_call, step);
+    }
+    if report.games > 0 {
+        let per_game = report.table_hits as f64 / report.games as f64;
+        metrics.scalar("selfplay/tablebase_positions_per_game", per_game, step);
+        let saved =
+            report.table_hits as f64 / (report.table_hits + report.evaluations).max(1) as f64;
+        metrics.scalar("selfplay/tablebase_evaluations_saved", saved, step);
     }
     if games.is_empty() {
         return;

@@ -169,3 +169,37 @@ fn a_directory_that_is_not_a_run_is_refused() {
     assert_eq!(std::fs::read(dir.join("precious.txt")).unwrap(), b"keep me");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn endgame_tables_are_built_on_first_use_and_adjudicate_self_play_games() {
+    let dir = temp_dir("tables-run");
+    let tables = temp_dir("tables-dir");
+    let mut config = tiny();
+    config.tablebase.dir = tables.to_string_lossy().into_owned();
+    config.tablebase.build_stones = 4;
+    config.tablebase.play_on_fraction = 0.0;
+    config.selfplay.games_per_generation = 16;
+    config.selfplay.concurrent_games = 16;
+    train(&config, &options(&dir, 2)).unwrap();
+    // the tables of the tiny rules were built into the configured directory
+    let opened = fanorona_tablebase::Tablebase::open(
+        &tables,
+        fanorona_engine::Rules {
+            no_progress_limit: config.rules.no_progress_limit,
+        },
+    )
+    .unwrap();
+    assert_eq!(opened.max_stones(), 4);
+    // every game that reached at most 4 stones ended there, with the table's result as the
+    // value target of its samples
+    let mut adjudicated = 0;
+    for name in files(&dir.join("selfplay")) {
+        let shard = read_shard(&dir.join("selfplay").join(&name)).unwrap();
+        for game in &shard.games {
+            if game.end == fanorona_train::replay::GameEnd::Tablebase {
+                adjudicated += 1;
+            }
+        }
+    }
+    assert!(adjudicated > 0, "no game was adjudicated");
+}
