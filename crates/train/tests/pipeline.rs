@@ -192,14 +192,16 @@ fn endgame_tables_are_built_on_first_use_and_adjudicate_self_play_games() {
     assert_eq!(opened.max_stones(), 4);
     // every game that reached at most 4 stones ended there, with the table's result as the
     // value target of its samples
-    let mut adjudicated = 0;
+    let (mut adjudicated, mut decisive) = (0, 0);
     for name in files(&dir.join("selfplay")) {
         let shard = read_shard(&dir.join("selfplay").join(&name)).unwrap();
         for game in &shard.games {
             if game.end == fanorona_train::replay::GameEnd::Tablebase {
                 adjudicated += 1;
+                decisive += usize::from(game.winner.is_some());
             }
         }
     }
     assert!(adjudicated > 0, "no game was adjudicated");
+    assert!(decisive > 0, "the tables decided only draws ({adjudicated} games)");
 }
