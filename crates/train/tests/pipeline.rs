@@ -203,5 +203,8 @@ fn endgame_tables_are_built_on_first_use_and_adjudicate_self_play_games() {
         }
     }
     assert!(adjudicated > 0, "no game was adjudicated");
-    assert!(decisive > 0, "the tables decided only draws ({adjudicated} games)");
+    assert!(
+        decisive > 0,
+        "the tables decided only draws ({adjudicated} games)"
+    );
 }

@@ -9,4 +9,5 @@ pub mod play;
 pub mod players;
 pub mod serve;
 pub mod tablebase;
+pub mod tablecheck;
 pub mod train;

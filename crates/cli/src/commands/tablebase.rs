@@ -34,13 +34,13 @@ pub struct TableDir {
 }
 
 impl TableDir {
-    fn rules(&self) -> Rules {
+    pub(crate) fn rules(&self) -> Rules {
         Rules {
             no_progress_limit: self.no_progress_limit,
         }
     }
 
-    fn open(&self) -> Result<Tablebase> {
+    pub(crate) fn open(&self) -> Result<Tablebase> {
         let tb = Tablebase::open(&self.dir, self.rules())
             .with_context(|| format!("reading the tables in {}", self.dir.display()))?;
         if tb.classes().next().is_none() {
@@ -87,6 +87,28 @@ pub enum TablebaseCommand {
         #[command(flatten)]
         tables: TableDir,
     },
+    /// Measure a network against the truth: its value head, its policy's top turn and its
+    /// search's turn on positions sampled from the tables.
+    Check(CheckArgs),
+}
+
+/// Arguments of `fanorona tablebase check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The exported model (`fanorona export`).
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    /// Positions to sample (uniformly over the covered material, then over placements).
+    #[arg(long, default_value_t = 1000)]
+    pub positions: usize,
+    /// Simulations per step of the search whose turns are checked.
+    #[arg(long, default_value_t = 200)]
+    pub sims: u32,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub tables: TableDir,
 }
 
 /// Run `fanorona tablebase`.
@@ -105,6 +127,7 @@ pub fn run(args: &TablebaseArgs) -> Result<()> {
         ),
         TablebaseCommand::Probe { fen, tables } => run_probe(fen, tables),
         TablebaseCommand::Verify { threads, tables } => run_verify(*threads, tables),
+        TablebaseCommand::Check(args) => super::tablecheck::run(args),
     }
 }
 

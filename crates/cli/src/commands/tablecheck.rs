@@ -1,0 +1,193 @@
+//! `fanorona tablebase check`: how often a network is right where the tables know the answer.
+//!
+//! Positions are sampled from the covered material (both sides at least one stone, counter 0,
+//! side to move at random; positions already decided by the rules are skipped). For each:
+//! - the **value head**: is the most likely of its win/draw/loss the table's result?
+//! - the **policy**: does the turn it prefers (one simulation a step, so the prior's choice)
+//!   keep the table's result?
+//! - the **search**: does the turn chosen with `--sims` simulations keep it?
+
+use anyhow::{Context, Result, bail};
+use fanorona_engine::{Bitboard, ByColor, Color, Game, Point, Position, Setup};
+use fanorona_net::encoding::{self, INPUT_LEN};
+use fanorona_net::player::{DEFAULT_BATCH, DEFAULT_C_PUCT};
+use fanorona_net::{load_exported, net_player};
+use fanorona_players::{MctsConfig, Player};
+use fanorona_tablebase::{Probe, Tablebase, Wdl};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use super::tablebase::CheckArgs;
+
+/// Counts of one check.
+#[derive(Default)]
+struct Tally {
+    right: usize,
+    total: usize,
+}
+
+impl Tally {
+    fn add(&mut self, ok: bool) {
+        self.right += usize::from(ok);
+        self.total += 1;
+    }
+
+    fn percent(&self) -> f64 {
+        100.0 * self.right as f64 / self.total.max(1) as f64
+    }
+}
+
+/// Run `fanorona tablebase check`.
+pub fn run(args: &CheckArgs) -> Result<()> {
+    if args.positions == 0 || args.sims == 0 {
+        bail!("--positions and --sims must be at least 1");
+    }
+    let tb = args.tables.open()?;
+    let rules = args.tables.rules();
+    let (model, _) =
+        load_exported(&args.model).with_context(|| format!("--model {}", args.model.display()))?;
+    let max = tb.max_stones();
+    let positions = sample(&tb, max, args.positions, args.seed);
+
+    // the value head, in batches
+    let mut value = [Tally::default(), Tally::default(), Tally::default()];
+    for chunk in positions.chunks(256) {
+        let mut planes = vec![0.0; chunk.len() * INPUT_LEN];
+        for (pos, out) in chunk.iter().zip(planes.chunks_exact_mut(INPUT_LEN)) {
+            let ctx = encoding::Context {
+                repetitions: 1,
+                no_progress_limit: rules.no_progress_limit,
+            };
+            encoding::encode(pos, ctx, out);
+        }
+        let output = model.try_forward(&planes, chunk.len())?;
+        for (i, pos) in chunk.iter().enumerate() {
+            let wdl = &output.wdl[3 * i..3 * i + 3];
+            let guess = if wdl[0] >= wdl[1] && wdl[0] >= wdl[2] {
+                Wdl::Win
+            } else if wdl[1] >= wdl[2] {
+                Wdl::Draw
+            } else {
+                Wdl::Loss
+            };
+            let truth = tb.probe(pos)?.wdl;
+            value[truth_slot(truth)].add(guess == truth);
+        }
+    }
+
+    // the policy's turn and the search's turn
+    let player = |sims: u32| {
+        let config = MctsConfig {
+            simulations: sims,
+            seed: args.seed,
+            c_puct: DEFAULT_C_PUCT,
+            batch_size: DEFAULT_BATCH,
+            ..MctsConfig::default()
+        };
+        net_player(model.clone(), config, "net")
+    };
+    let (mut policy, mut search) = (Tally::default(), Tally::default());
+    let (mut prior_player, mut search_player) = (player(1), player(args.sims));
+    for pos in &positions {
+        let game = Game::from_position(*pos, rules);
+        let truth = tb.probe(pos)?;
+        policy.add(keeps(
+            &tb,
+            pos,
+            truth,
+            &prior_player.choose(&game, None)?.turn,
+        )?);
+        search.add(keeps(
+            &tb,
+            pos,
+            truth,
+            &search_player.choose(&game, None)?.turn,
+        )?);
+    }
+
+    let all = Tally {
+        right: value.iter().map(|t| t.right).sum(),
+        total: value.iter().map(|t| t.total).sum(),
+    };
+    println!(
+        "positions {} (2 to {max} stones, counter 0, seed {}), model {}",
+        positions.len(),
+        args.seed,
+        args.model.display()
+    );
+    println!(
+        "value head right {:.1}% (wins {:.1}% of {}, draws {:.1}% of {}, losses {:.1}% of {})",
+        all.percent(),
+        value[0].percent(),
+        value[0].total,
+        value[1].percent(),
+        value[1].total,
+        value[2].percent(),
+        value[2].total
+    );
+    println!("policy top turn keeps the result {:.1}%", policy.percent());
+    println!(
+        "search turn ({} simulations a step) keeps the result {:.1}%",
+        args.sims,
+        search.percent()
+    );
+    Ok(())
+}
+
+fn truth_slot(w: Wdl) -> usize {
+    match w {
+        Wdl::Win => 0,
+        Wdl::Draw => 1,
+        Wdl::Loss => 2,
+    }
+}
+
+/// Whether playing `turn` from `pos` keeps its result `truth` (a win stays a win, a draw at
+/// least a draw; in a lost position every turn keeps the result).
+fn keeps(
+    tb: &Tablebase,
+    pos: &Position,
+    truth: Probe,
+    turn: &fanorona_engine::Turn,
+) -> Result<bool> {
+    let child = pos.try_play_turn(turn)?;
+    let theirs = tb.probe(&child)?.wdl.flip();
+    Ok(theirs >= truth.wdl)
+}
+
+/// `count` positions at counter 0 with 2 to `max` stones, none already over.
+fn sample(tb: &Tablebase, max: usize, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let classes: Vec<(usize, usize)> = tb.classes().filter(|&(a, b)| a + b <= max).collect();
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count && !classes.is_empty() {
+        let (own, other) = classes[rng.random_range(0..classes.len())];
+        let side = if rng.random::<bool>() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut points: Vec<Point> = Point::all().collect();
+        for i in (1..points.len()).rev() {
+            points.swap(i, rng.random_range(0..=i));
+        }
+        let mine: Bitboard = points[..own].iter().copied().collect();
+        let theirs: Bitboard = points[own..own + other].iter().copied().collect();
+        let stones = match side {
+            Color::White => ByColor([mine, theirs]),
+            Color::Black => ByColor([theirs, mine]),
+        };
+        let Ok(pos) = Position::from_setup(&Setup {
+            stones,
+            side_to_move: side,
+            no_capture_turns: 0,
+            turn_number: 1,
+        }) else {
+            continue;
+        };
+        if pos.has_legal_action() {
+            out.push(pos);
+        }
+    }
+    out
+}
