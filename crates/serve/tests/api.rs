@@ -396,3 +396,36 @@ async fn every_listed_turn_is_accepted_until_the_game_ends() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_tables_verdict_comes_with_a_covered_position_and_the_engine_plays_it() {
+    let tables = fanorona_tablebase::build::build_in_memory(3, 50, 1, &mut |_| {}).unwrap();
+    let chooser = ClassicalChooser::with_tables(Some(Arc::new(tables)));
+    let app = router(Arc::new(chooser), ServerConfig::default());
+    let body = json!({"start": "9/9/3B5/9/WW7 w 0 1", "turns": [], "level": "easy"});
+    let (status, bytes) = post(app.clone(), "/api/state", body.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    let s: StateView = serde_json::from_slice(&bytes).unwrap();
+    let tb = s.tablebase.expect("a covered position");
+    assert_eq!(
+        (tb.winner, tb.next_capture_in),
+        (Some(Color::White), Some(28))
+    );
+    assert_eq!(
+        tb.message,
+        "tablebase: White wins; next capture in 28 turns"
+    );
+    // the engine plays the one winning turn, and the verdict follows the game
+    let (status, bytes) = post(app.clone(), "/api/move", body).await;
+    assert_eq!(status, StatusCode::OK);
+    let m: MoveResponse = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(m.state.turns, vec!["a1b2".to_string()]);
+    let tb = m.state.tablebase.expect("still covered");
+    assert_eq!(
+        (tb.winner, tb.next_capture_in),
+        (Some(Color::White), Some(27))
+    );
+    // without tables, or beyond them, there is no verdict
+    let s = state(json!({"start": "9/9/3B5/9/WW7 w 0 1", "turns": []})).await;
+    assert!(s.tablebase.is_none());
+}
