@@ -126,6 +126,8 @@ pub enum ProbeError {
 pub struct Tablebase {
     limit: u32,
     classes: BTreeMap<(usize, usize), ClassTable>,
+    /// The most stones of any class present: a quick "not covered" for larger positions.
+    most_stones: usize,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -146,6 +148,7 @@ impl Tablebase {
         Ok(Tablebase {
             limit,
             classes: BTreeMap::new(),
+            most_stones: 0,
         })
     }
 
@@ -184,7 +187,7 @@ impl Tablebase {
                 });
             }
             let table = file::read(&path, tb.limit, own, other)?;
-            tb.classes.insert((own, other), table);
+            tb.insert(table);
         }
         Ok(tb)
     }
@@ -216,10 +219,13 @@ impl Tablebase {
 
     /// Whether a table answers for `pos` (a turn start whose material is covered; a side
     /// without stones counts as covered).
+    #[inline]
     pub fn covers(&self, pos: &Position) -> bool {
         pos.is_turn_start() && {
             let (own, other) = material(pos);
-            own == 0 || other == 0 || self.classes.contains_key(&(own, other))
+            own == 0
+                || other == 0
+                || (own + other <= self.most_stones && self.classes.contains_key(&(own, other)))
         }
     }
 
@@ -287,8 +293,9 @@ impl Tablebase {
     }
 
     pub(crate) fn insert(&mut self, table: ClassTable) {
-        self.classes
-            .insert((table.index.own(), table.index.other()), table);
+        let (own, other) = (table.index.own(), table.index.other());
+        self.most_stones = self.most_stones.max(own + other);
+        self.classes.insert((own, other), table);
     }
 
     pub(crate) fn table(&self, own: usize, other: usize) -> Option<&ClassTable> {

@@ -40,8 +40,10 @@ pub struct PlayArgs {
 
 /// Run `fanorona play` on standard input and output.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let engine =
-        super::players::engine_for(args.model.as_deref(), args.tables.load(Rules::default())?)?;
+    let engine = super::players::engine_for(
+        args.model.as_deref(),
+        args.tables.load_with_hint(Rules::default(), true)?,
+    )?;
     let start = match &args.fen {
         Some(text) => parse_position(text).context("--fen")?,
         None => Position::start(),

@@ -31,6 +31,11 @@ impl TablesArgs {
     /// tables for these rules), or those in the default directory when it holds any (a problem
     /// there is reported and the players go on without tables), or none.
     pub fn load(&self, rules: Rules) -> Result<Tables> {
+        self.load_with_hint(rules, false)
+    }
+
+    /// Like [`TablesArgs::load`]; with `hint`, says how to build tables when there are none.
+    pub fn load_with_hint(&self, rules: Rules, hint: bool) -> Result<Tables> {
         if self.no_tablebases {
             return Ok(None);
         }
@@ -49,7 +54,14 @@ impl TablesArgs {
                 Ok(Some(Arc::new(tb)))
             }
             None => match Tablebase::open(Path::new(DEFAULT_DIR), rules) {
-                Ok(tb) if tb.classes().next().is_none() => Ok(None),
+                Ok(tb) if tb.classes().next().is_none() => {
+                    if hint {
+                        eprintln!(
+                            "playing without endgame tables (`fanorona tablebase build --stones 5` builds them into {DEFAULT_DIR}/ in about 15 s)"
+                        );
+                    }
+                    Ok(None)
+                }
                 Ok(tb) => {
                     announce(&tb, Path::new(DEFAULT_DIR));
                     Ok(Some(Arc::new(tb)))

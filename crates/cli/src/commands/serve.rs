@@ -29,7 +29,9 @@ pub struct ServeArgs {
 
 /// Run `fanorona serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let tables = args.tables.load(fanorona_engine::Rules::default())?;
+    let tables = args
+        .tables
+        .load_with_hint(fanorona_engine::Rules::default(), true)?;
     let engine = super::players::engine_for(args.model.as_deref(), tables)?;
     let mut config = ServerConfig {
         max_think: Duration::from_millis(args.max_think_ms),
