@@ -27,6 +27,7 @@
 //!     generations: Some(2),
 //!     interactive: false,
 //!     stop: Arc::new(AtomicBool::new(false)),
+//!     tablebases: None,
 //! };
 //! let summary = train(&config, &options).unwrap();
 //! println!("{} generations, {} steps", summary.generation, summary.steps);

@@ -43,6 +43,9 @@ pub struct TrainOptions {
     pub interactive: bool,
     /// Set to stop cleanly (Ctrl-C): the current step finishes and a checkpoint is written.
     pub stop: Arc<AtomicBool>,
+    /// Read (and build) the endgame tables here instead of the config's `tablebase.dir`: a
+    /// path of this machine, so it overrides the run's archived config on resume too.
+    pub tablebases: Option<PathBuf>,
 }
 
 /// What a run did, for the command's last words.
@@ -221,7 +224,10 @@ fn selfplay_then_ingest(
 /// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
 /// `config.toml` is used instead).
 pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
-    let (dir, config, resumed) = RunDir::open(&opts.run_dir, config)?;
+    let (dir, mut config, resumed) = RunDir::open(&opts.run_dir, config)?;
+    if let Some(tables) = &opts.tablebases {
+        config.tablebase.dir = tables.to_string_lossy().into_owned();
+    }
     let mut run = open_run(dir, config, opts.interactive, Arc::clone(&opts.stop))?;
     let (mut trainer, mut state) = resume_or_start(&run)?;
     let mut replay = ReplayBuffer::new();

@@ -24,6 +24,7 @@ fn options(dir: &Path, generations: u64) -> TrainOptions {
         generations: Some(generations),
         interactive: false,
         stop: Arc::new(AtomicBool::new(false)),
+        tablebases: None,
     }
 }
 

@@ -21,6 +21,10 @@ pub struct TrainArgs {
     /// Stop after this many generations (default: run until interrupted with Ctrl-C).
     #[arg(long, value_name = "N")]
     pub generations: Option<u64>,
+    /// Endgame tables directory for self-play (overrides the config's `tablebase.dir`; built
+    /// there on the first run when missing).
+    #[arg(long, value_name = "DIR")]
+    pub tablebases: Option<PathBuf>,
 }
 
 /// Arguments of `fanorona selfplay`.
@@ -63,6 +67,7 @@ pub fn run_train(args: &TrainArgs) -> Result<()> {
         generations: args.generations,
         interactive: std::io::stderr().is_terminal(),
         stop: stop_flag(),
+        tablebases: args.tablebases.clone(),
     };
     let summary =
         train(&config, &options).with_context(|| format!("training in {}", run_dir.display()))?;
