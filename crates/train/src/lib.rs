@@ -48,3 +48,4 @@ pub use config::{ConfigError, TrainConfig};
 pub use pipeline::{TrainOptions, TrainSummary, selfplay_worker, train};
 pub use run::{Run, RunState, TrainError};
 pub use rundir::RunDir;
+pub use training_phase::MAX_NON_FINITE_BATCHES;

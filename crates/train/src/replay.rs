@@ -200,6 +200,11 @@ pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
             shard.samples.len()
         )));
     }
+    for (i, s) in shard.samples.iter().enumerate() {
+        if let Some(problem) = s.target_problem() {
+            return Err(bad(format!("sample {i}: {problem}")));
+        }
+    }
     Ok(shard)
 }
 
@@ -209,6 +214,30 @@ pub fn absolute_index(action: Action) -> u16 {
 }
 
 impl Sample {
+    /// What is wrong with the training targets, if anything: a policy probability that is not
+    /// a finite number in [0, 1], targets that do not sum to about 1, an action index out of
+    /// range, or a result other than -1, 0, 1. (A checksum cannot catch these: the writer may
+    /// have been wrong.)
+    pub fn target_problem(&self) -> Option<String> {
+        if !(-1..=1).contains(&self.result) {
+            return Some(format!("result {} is not -1, 0 or 1", self.result));
+        }
+        let mut total = 0.0f64;
+        for &(action, p) in &self.policy {
+            if usize::from(action) >= encoding::ACTION_COUNT {
+                return Some(format!("policy action index {action} out of range"));
+            }
+            if !p.is_finite() || !(0.0..=1.0).contains(&p) {
+                return Some(format!("policy probability {p} for action {action}"));
+            }
+            total += f64::from(p);
+        }
+        if !self.policy.is_empty() && (total - 1.0).abs() > 1e-3 {
+            return Some(format!("policy probabilities sum to {total}"));
+        }
+        None
+    }
+
     /// Build a sample from the position at the start of the turn, the steps played since, and
     /// the rest of the training data.
     pub fn new(
@@ -553,6 +582,32 @@ mod tests {
         std::fs::write(&path, b"").unwrap();
         assert!(read_shard(&path).is_err());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_shard_with_a_valid_checksum_over_bad_targets_is_rejected() {
+        // Issue 16: an infinite policy probability made every later training step NaN.
+        let dir = fanorona_testkit::TempDir::new("shard-bad-targets");
+        let path = dir.join("bad.shard");
+        let cases: [(fn(&mut Sample), &str); 4] = [
+            (|s| s.policy[0].1 = f32::INFINITY, "policy probability inf"),
+            (|s| s.policy[0].1 = f32::NAN, "policy probability NaN"),
+            (|s| s.policy.push((9, 0.5)), "sum to"),
+            (|s| s.result = 7, "result 7"),
+        ];
+        for (spoil, expected) in cases {
+            let mut sample = chain_sample();
+            spoil(&mut sample);
+            let shard = Shard {
+                samples: vec![chain_sample(), sample],
+                games: Vec::new(),
+                network_steps: 0,
+            };
+            write_shard(&path, &shard).unwrap();
+            let err = read_shard(&path).unwrap_err().to_string();
+            assert!(err.contains("sample 1") && err.contains(expected), "{err}");
+            assert!(err.contains("bad.shard"), "{err}");
+        }
     }
 
     #[test]

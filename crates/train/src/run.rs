@@ -36,6 +36,16 @@ pub enum TrainError {
     /// The run state could not be written into a checkpoint.
     #[error("cannot encode the run state: {0}")]
     State(String),
+    /// The loss stayed non-finite batch after batch: the network diverged.
+    #[error(
+        "training diverged at step {step}: the loss was not finite for {batches} batches in a row (lower training.learning_rate, or check the replay shards); the last checkpoint is intact"
+    )]
+    Diverged {
+        /// The optimiser step that could not be taken.
+        step: u64,
+        /// Batches tried.
+        batches: u32,
+    },
     /// The endgame tables could not be built or read.
     #[error("endgame tables (config key tablebase.dir): {0}")]
     Tablebase(#[from] fanorona_tablebase::TableError),

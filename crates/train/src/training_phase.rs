@@ -119,7 +119,16 @@ fn secs(since: Instant) -> f64 {
     since.elapsed().as_secs_f64().max(1e-9)
 }
 
+/// Batches in a row with a non-finite loss before training stops: one bad batch is skipped
+/// (another is drawn), a diverged network is not trained on forever.
+pub const MAX_NON_FINITE_BATCHES: u32 = 8;
+
 /// One optimiser step on a batch from the window; `false` when there is nothing to train on.
+///
+/// A batch whose loss is not finite is skipped and another one drawn (the step does not
+/// advance, so the batch stream of the step is redrawn with the attempt number); after
+/// [`MAX_NON_FINITE_BATCHES`] in a row the network has diverged and training stops with
+/// [`TrainError::Diverged`].
 fn train_step(
     run: &Run,
     trainer: &mut Trainer,
@@ -127,9 +136,48 @@ fn train_step(
     window: usize,
     sums: &mut LossSums,
 ) -> Result<bool, TrainError> {
-    let t = &run.config.training;
     let step = trainer.steps();
-    let mut rng = batch_rng(run.config.seed, step);
+    for attempt in 0..MAX_NON_FINITE_BATCHES {
+        match try_step(run, trainer, replay, window, step, attempt)? {
+            Attempt::Nothing => return Ok(false),
+            Attempt::Trained(report) => {
+                sums.add(&report);
+                return Ok(true);
+            }
+            Attempt::NonFinite(report) => {
+                run.log(&format!(
+                    "step {step}: non-finite loss {report:?}; batch skipped (attempt {})",
+                    attempt + 1
+                ))?;
+            }
+        }
+    }
+    Err(TrainError::Diverged {
+        step,
+        batches: MAX_NON_FINITE_BATCHES,
+    })
+}
+
+enum Attempt {
+    Nothing,
+    Trained(LossReport),
+    NonFinite(LossReport),
+}
+
+fn try_step(
+    run: &Run,
+    trainer: &mut Trainer,
+    replay: &ReplayBuffer,
+    window: usize,
+    step: u64,
+    attempt: u32,
+) -> Result<Attempt, TrainError> {
+    let t = &run.config.training;
+    let mut rng = if attempt == 0 {
+        batch_rng(run.config.seed, step)
+    } else {
+        batch_rng(derive_seed(run.config.seed, u64::from(attempt)), step)
+    };
     let limit = run.config.rules.no_progress_limit;
     let (batch, bad) = replay.sample_batch(
         &mut rng,
@@ -144,18 +192,13 @@ fn train_step(
         ))?;
     }
     if batch.batch_size == 0 {
-        return Ok(false);
+        return Ok(Attempt::Nothing);
     }
     match trainer.train_step(&batch, t.learning_rate_at(step)) {
-        Ok(report) => sums.add(&report),
-        Err(NetError::NonFiniteLoss(report)) => {
-            run.log(&format!(
-                "step {step}: non-finite loss {report:?}; step skipped"
-            ))?;
-        }
-        Err(e) => return Err(e.into()),
+        Ok(report) => Ok(Attempt::Trained(report)),
+        Err(NetError::NonFiniteLoss(report)) => Ok(Attempt::NonFinite(report)),
+        Err(e) => Err(e.into()),
     }
-    Ok(true)
 }
 
 fn report(run: &mut Run, sums: &LossSums, step: u64, window: usize, rate: f64) {

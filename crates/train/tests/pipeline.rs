@@ -209,3 +209,29 @@ fn endgame_tables_are_built_on_first_use_and_adjudicate_self_play_games() {
         "the tables decided only draws ({adjudicated} games)"
     );
 }
+
+#[test]
+fn a_diverging_run_stops_with_a_clear_error_instead_of_retrying_forever() {
+    // Issue 16: once the loss is NaN it stays so, and the run used to redraw the same batch
+    // forever. A learning rate far beyond what validation allows (the config is built here,
+    // not read from a file) makes the divergence certain on the first steps.
+    let dir = temp_dir("diverged");
+    let mut config = tiny();
+    config.training.learning_rate = vec![(0, 1e12)];
+    let started = std::time::Instant::now();
+    let err = train(&config, &options(&dir, 20)).unwrap_err();
+    assert!(
+        matches!(err, fanorona_train::TrainError::Diverged { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("learning_rate"), "{err}");
+    // bounded: a few skipped batches, not an endless log
+    let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
+    let skipped = log.lines().filter(|l| l.contains("batch skipped")).count();
+    assert_eq!(
+        skipped as u32,
+        fanorona_train::MAX_NON_FINITE_BATCHES,
+        "{log}"
+    );
+    assert!(started.elapsed().as_secs() < 300);
+}
