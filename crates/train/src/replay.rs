@@ -589,7 +589,8 @@ mod tests {
         // Issue 16: an infinite policy probability made every later training step NaN.
         let dir = fanorona_testkit::TempDir::new("shard-bad-targets");
         let path = dir.join("bad.shard");
-        let cases: [(fn(&mut Sample), &str); 4] = [
+        type Spoil = fn(&mut Sample);
+        let cases: [(Spoil, &str); 4] = [
             (|s| s.policy[0].1 = f32::INFINITY, "policy probability inf"),
             (|s| s.policy[0].1 = f32::NAN, "policy probability NaN"),
             (|s| s.policy.push((9, 0.5)), "sum to"),
