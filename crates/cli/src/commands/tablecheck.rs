@@ -8,10 +8,10 @@
 //! - the **search**: does the turn chosen with `--sims` simulations keep it?
 
 use anyhow::{Context, Result, bail};
-use fanorona_engine::{Bitboard, ByColor, Color, Game, Point, Position, Setup};
+use fanorona_engine::{Bitboard, ByColor, Color, Game, Point, Position, Rules, Setup};
 use fanorona_net::encoding::{self, INPUT_LEN};
 use fanorona_net::player::{DEFAULT_BATCH, DEFAULT_C_PUCT};
-use fanorona_net::{load_exported, net_player};
+use fanorona_net::{InferenceModel, load_exported, net_player};
 use fanorona_players::{MctsConfig, Player};
 use fanorona_tablebase::{Probe, Tablebase, Wdl};
 use rand::rngs::StdRng;
@@ -48,62 +48,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         load_exported(&args.model).with_context(|| format!("--model {}", args.model.display()))?;
     let max = tb.max_stones();
     let positions = sample(&tb, max, args.positions, args.seed);
-
-    // the value head, in batches
-    let mut value = [Tally::default(), Tally::default(), Tally::default()];
-    for chunk in positions.chunks(256) {
-        let mut planes = vec![0.0; chunk.len() * INPUT_LEN];
-        for (pos, out) in chunk.iter().zip(planes.chunks_exact_mut(INPUT_LEN)) {
-            let ctx = encoding::Context {
-                repetitions: 1,
-                no_progress_limit: rules.no_progress_limit,
-            };
-            encoding::encode(pos, ctx, out);
-        }
-        let output = model.try_forward(&planes, chunk.len())?;
-        for (i, pos) in chunk.iter().enumerate() {
-            let wdl = &output.wdl[3 * i..3 * i + 3];
-            let guess = if wdl[0] >= wdl[1] && wdl[0] >= wdl[2] {
-                Wdl::Win
-            } else if wdl[1] >= wdl[2] {
-                Wdl::Draw
-            } else {
-                Wdl::Loss
-            };
-            let truth = tb.probe(pos)?.wdl;
-            value[truth_slot(truth)].add(guess == truth);
-        }
-    }
-
-    // the policy's turn and the search's turn
-    let player = |sims: u32| {
-        let config = MctsConfig {
-            simulations: sims,
-            seed: args.seed,
-            c_puct: DEFAULT_C_PUCT,
-            batch_size: DEFAULT_BATCH,
-            ..MctsConfig::default()
-        };
-        net_player(model.clone(), config, "net")
-    };
-    let (mut policy, mut search) = (Tally::default(), Tally::default());
-    let (mut prior_player, mut search_player) = (player(1), player(args.sims));
-    for pos in &positions {
-        let game = Game::from_position(*pos, rules);
-        let truth = tb.probe(pos)?;
-        policy.add(keeps(
-            &tb,
-            pos,
-            truth,
-            &prior_player.choose(&game, None)?.turn,
-        )?);
-        search.add(keeps(
-            &tb,
-            pos,
-            truth,
-            &search_player.choose(&game, None)?.turn,
-        )?);
-    }
+    let value = value_head(&model, &tb, &positions, rules)?;
+    let policy = turns_kept(&model, &tb, &positions, rules, 1, args.seed)?;
+    let search = turns_kept(&model, &tb, &positions, rules, args.sims, args.seed)?;
 
     let all = Tally {
         right: value.iter().map(|t| t.right).sum(),
@@ -132,6 +79,68 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         search.percent()
     );
     Ok(())
+}
+
+/// How often the value head's most likely result is the table's, per true result (win, draw,
+/// loss), evaluated in batches.
+fn value_head(
+    model: &InferenceModel,
+    tb: &Tablebase,
+    positions: &[Position],
+    rules: Rules,
+) -> Result<[Tally; 3]> {
+    let mut value = [Tally::default(), Tally::default(), Tally::default()];
+    let ctx = encoding::Context {
+        repetitions: 1,
+        no_progress_limit: rules.no_progress_limit,
+    };
+    for chunk in positions.chunks(256) {
+        let mut planes = vec![0.0; chunk.len() * INPUT_LEN];
+        for (pos, out) in chunk.iter().zip(planes.chunks_exact_mut(INPUT_LEN)) {
+            encoding::encode(pos, ctx, out);
+        }
+        let output = model.try_forward(&planes, chunk.len())?;
+        for (i, pos) in chunk.iter().enumerate() {
+            let wdl = &output.wdl[3 * i..3 * i + 3];
+            let guess = if wdl[0] >= wdl[1] && wdl[0] >= wdl[2] {
+                Wdl::Win
+            } else if wdl[1] >= wdl[2] {
+                Wdl::Draw
+            } else {
+                Wdl::Loss
+            };
+            let truth = tb.probe(pos)?.wdl;
+            value[truth_slot(truth)].add(guess == truth);
+        }
+    }
+    Ok(value)
+}
+
+/// How often the network player's turn with `sims` simulations a step keeps the table's
+/// result (one simulation: the policy's own choice).
+fn turns_kept(
+    model: &InferenceModel,
+    tb: &Tablebase,
+    positions: &[Position],
+    rules: Rules,
+    sims: u32,
+    seed: u64,
+) -> Result<Tally> {
+    let config = MctsConfig {
+        simulations: sims,
+        seed,
+        c_puct: DEFAULT_C_PUCT,
+        batch_size: DEFAULT_BATCH,
+        ..MctsConfig::default()
+    };
+    let mut player = net_player(model.clone(), config, "net");
+    let mut kept = Tally::default();
+    for pos in positions {
+        let game = Game::from_position(*pos, rules);
+        let turn = player.choose(&game, None)?.turn;
+        kept.add(keeps(tb, pos, tb.probe(pos)?, &turn)?);
+    }
+    Ok(kept)
 }
 
 fn truth_slot(w: Wdl) -> usize {
