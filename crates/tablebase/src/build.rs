@@ -28,8 +28,9 @@ use crate::index::{ClassIndex, MAX_SIDE_STONES};
 use crate::value::{self, Entry, Probe, UNKNOWN, UNUSED, Wdl};
 use crate::{TableError, Tablebase};
 
-/// The largest total number of stones [`build_dir`] accepts.
-pub const MAX_STONES: usize = 8;
+/// The largest total number of stones [`build_dir`] accepts (a side then has at most 7,
+/// within the index's limit).
+pub const MAX_STONES: usize = MAX_SIDE_STONES;
 
 /// What the builder reports as it goes.
 #[derive(Clone, Debug)]
@@ -91,7 +92,7 @@ pub fn plan(max_stones: usize) -> Vec<(usize, usize)> {
 }
 
 fn check_request(max_stones: usize, limit: u32) -> Result<(), TableError> {
-    if max_stones > MAX_STONES || max_stones > MAX_SIDE_STONES + 1 {
+    if max_stones > MAX_STONES {
         return Err(TableError::TooManyStones {
             max: MAX_STONES,
             asked: max_stones,

@@ -35,7 +35,7 @@ mod value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fanorona_engine::{Color, Position, Rules, Turn};
+use fanorona_engine::{Position, Rules, Turn};
 
 pub use file::{MAGIC, VERSION, file_name, parse_file_name};
 pub use value::{MAX_LIMIT, Probe, Wdl};
@@ -321,9 +321,4 @@ fn material(pos: &Position) -> (usize, usize) {
         pos.stones(us).count() as usize,
         pos.stones(!us).count() as usize,
     )
-}
-
-/// Stones on the board in total.
-pub fn stones_on_board(pos: &Position) -> usize {
-    (pos.stones(Color::White).count() + pos.stones(Color::Black).count()) as usize
 }
