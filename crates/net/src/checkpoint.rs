@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::NetError;
 use crate::inference::InferenceModel;
-use crate::model::{FanoronaNet, NetConfig};
+use crate::model::{FanoronaNet, NetConfig, POLICY_SIZE};
 use crate::trainer::{Trainer, TrainerConfig};
 use fanorona_data::container::{self, SectionWriter, Sections};
 
@@ -115,10 +115,33 @@ fn weights_from_bytes(
 ) -> Result<FanoronaNet, NetError> {
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
         .map_err(|e| record_error(path, "weights", e))?;
-    config
+    let model = config
         .init(device)
         .try_load_record(record)
-        .map_err(|e| record_error(path, "weights", e))
+        .map_err(|e| record_error(path, "weights", e))?;
+    // Every shape is checked now rather than at the first evaluation (the native path's
+    // checks cover every layer of the network).
+    let weights = model
+        .valid()
+        .fused()
+        .native_weights()
+        .map_err(|e| record_error(path, "weights", e))?;
+    weights
+        .check()
+        .map_err(|e| record_error(path, "weights", e))?;
+    let (planes, actions) = (weights.stem.inputs, weights.policy_fc.outputs);
+    if planes != config.input_planes || actions != POLICY_SIZE {
+        return Err(record_error(
+            path,
+            "weights",
+            format!(
+                "the network takes {planes} input planes and gives {actions} policy logits; \
+                 this program encodes {} planes and {POLICY_SIZE} actions",
+                config.input_planes
+            ),
+        ));
+    }
+    Ok(model)
 }
 
 fn record_error(path: &Path, what: &'static str, e: impl std::fmt::Display) -> NetError {
@@ -235,7 +258,7 @@ pub fn load_exported_on(
     let meta: ExportMeta = decode_meta(path, sections.require("meta")?)?;
     let device = device.clone().without_autodiff();
     let model = weights_from_bytes(path, &config, sections.require("weights")?, &device)?;
-    Ok((InferenceModel::new(config, model, &device), meta))
+    Ok((InferenceModel::try_new(config, model, &device)?, meta))
 }
 
 #[cfg(test)]

@@ -53,6 +53,9 @@ pub enum NetError {
     /// The loss was NaN or infinite; the optimizer step was skipped.
     #[error("non-finite loss {0:?}; optimizer step skipped")]
     NonFiniteLoss(LossReport),
+    /// A network's layers do not fit together (found when it is loaded).
+    #[error("network shape: {0}")]
+    Shape(String),
     /// The device failed to run the network or to return its results.
     #[error("device error: {0}")]
     Device(String),

@@ -1,12 +1,23 @@
 //! Batched evaluation of positions for search and play.
 //!
+//! # Backends
+//!
+//! On the CPU a network is evaluated by the native path ([`Backend::Native`], the
+//! `fanorona-infer` crate: weights repacked at load, AVX2 or portable kernels picked at run
+//! time) unless burn is asked for ([`Backend::Burn`]: `--backend burn` on the command line,
+//! `backend=burn` in a `net:` player spec, `inference = "burn"` in a training config). On a
+//! GPU device burn always runs. Both give the same outputs up to float rounding (tested to
+//! 1e-4).
+//!
 //! # Threads
 //!
-//! On the flex (CPU) device, large matrix products and element-wise kernels run on rayon's
-//! global thread pool, which by default has one thread per core. Set `RAYON_NUM_THREADS=n`
-//! before the first evaluation to change that (e.g. `1` when several self-play workers each
-//! evaluate their own batches), or call from inside a `rayon::ThreadPool::install` closure.
-//! Small products (under 192^3 multiply-adds) always run on the calling thread.
+//! Both backends run on rayon's global thread pool, which by default has one thread per core
+//! (`RAYON_NUM_THREADS=n` changes it). The native path splits a batch into one share per
+//! thread, at least 4 positions each; burn splits its large matrix products and runs small
+//! ones (under 192^3 multiply-adds) on the calling thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
@@ -27,21 +38,111 @@ pub struct HostOutput {
     pub wdl: Vec<f32>,
 }
 
-/// A network ready for evaluation: weights without autodiff, batchnorm in inference mode.
+/// Which implementation evaluates a network on the CPU.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// This project's CPU kernels (`fanorona-infer`); the default.
+    #[default]
+    Native,
+    /// burn's flex backend (and burn on any GPU device).
+    Burn,
+}
+
+impl Backend {
+    /// `native` or `burn`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Native => "native",
+            Backend::Burn => "burn",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "native" => Ok(Backend::Native),
+            "burn" => Ok(Backend::Burn),
+            other => Err(format!(
+                "unknown backend `{other}`; expected native or burn"
+            )),
+        }
+    }
+}
+
+static DEFAULT_BACKEND: AtomicU8 = AtomicU8::new(0);
+
+/// Makes `backend` the one [`InferenceModel::new`] and the model loaders use on the CPU from
+/// now on, in this process (the programs set it from `--backend`).
+pub fn set_default_backend(backend: Backend) {
+    DEFAULT_BACKEND.store(u8::from(backend == Backend::Burn), Ordering::Relaxed);
+}
+
+/// The backend new CPU models get (see [`set_default_backend`]; [`Backend::Native`] unless
+/// changed).
+pub fn default_backend() -> Backend {
+    match DEFAULT_BACKEND.load(Ordering::Relaxed) {
+        0 => Backend::Native,
+        _ => Backend::Burn,
+    }
+}
+
+/// A network ready for evaluation: weights without autodiff, batchnorm in inference mode,
+/// evaluated by the native CPU path or by burn ([`Backend`]).
 ///
-/// Cheap to clone (tensors are reference counted) and safe to share between threads.
+/// Cheap to clone (tensors and the native network are reference counted) and safe to share
+/// between threads.
 #[derive(Debug, Clone)]
 pub struct InferenceModel {
     config: NetConfig,
     model: FanoronaNet,
-    /// `model` with its batchnorms folded in: what `forward` runs.
+    /// `model` with its batchnorms folded in: what burn runs.
     fused: FusedNet,
     device: Device,
+    /// The same network compiled for the CPU, when the native backend is in use.
+    native: Option<Arc<fanorona_infer::NativeNet>>,
 }
 
 impl InferenceModel {
-    /// Wraps `model`, moving it to `device` (autodiff is stripped from both).
+    /// Wraps `model`, moving it to `device` (autodiff is stripped from both), on the default
+    /// backend ([`default_backend`]) when `device` is the CPU and on burn otherwise.
+    ///
+    /// A network built from its [`NetConfig`] or loaded by this crate always fits the native
+    /// path (loading checks every shape); should one not, it stays on burn.
+    /// [`Self::try_new`] reports that instead.
     pub fn new(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
+        let burn = Self::on_burn(config, model, device);
+        if burn.device != Device::flex() || default_backend() == Backend::Burn {
+            return burn;
+        }
+        let fallback = burn.clone();
+        burn.with_backend(Backend::Native).unwrap_or(fallback)
+    }
+
+    /// Like [`Self::new`], with a network that does not fit the native path an error.
+    pub fn try_new(
+        config: NetConfig,
+        model: FanoronaNet,
+        device: &Device,
+    ) -> Result<Self, NetError> {
+        let burn = Self::on_burn(config, model, device);
+        if burn.device != Device::flex() || default_backend() == Backend::Burn {
+            return Ok(burn);
+        }
+        burn.with_backend(Backend::Native)
+    }
+
+    fn on_burn(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
         let device = device.clone().without_autodiff();
         let model = model.valid().to_device(&device);
         let fused = model.fused();
@@ -50,7 +151,44 @@ impl InferenceModel {
             model,
             fused,
             device,
+            native: None,
         }
+    }
+
+    /// The same network on `backend`. The native path runs on the CPU whatever device the
+    /// weights are on; it fails if the weights' shapes do not fit together.
+    pub fn with_backend(mut self, backend: Backend) -> Result<Self, NetError> {
+        match backend {
+            Backend::Burn => self.native = None,
+            Backend::Native if self.native.is_some() => {}
+            Backend::Native => {
+                let weights = self.fused.native_weights().map_err(NetError::Device)?;
+                let net = fanorona_infer::NativeNet::new(&weights)
+                    .map_err(|e| NetError::Shape(e.to_string()))?;
+                self.native = Some(Arc::new(net));
+            }
+        }
+        Ok(self)
+    }
+
+    /// The folded weights as plain arrays (what the native path is built from), for tools and
+    /// for tests that build the native network at a chosen kernel level.
+    pub fn native_weights(&self) -> Result<fanorona_infer::Weights, NetError> {
+        self.fused.native_weights().map_err(NetError::Device)
+    }
+
+    /// The backend evaluating this model.
+    pub fn backend(&self) -> Backend {
+        if self.native.is_some() {
+            Backend::Native
+        } else {
+            Backend::Burn
+        }
+    }
+
+    /// The native network, when that is the backend (its kernel level and threads).
+    pub fn native(&self) -> Option<&fanorona_infer::NativeNet> {
+        self.native.as_deref()
     }
 
     /// A freshly initialised (untrained) network on `device`.
@@ -125,6 +263,18 @@ impl InferenceModel {
         }
         if batch == 0 {
             return Ok(HostOutput::default());
+        }
+        if let Some(native) = &self.native {
+            let mut policy_logits = vec![0.0; batch * POLICY_SIZE];
+            let mut wdl = vec![0.0; batch * WDL_SIZE];
+            native
+                .forward(&planes, batch, &mut policy_logits, &mut wdl)
+                .map_err(|e| NetError::BatchShape {
+                    field: e.what,
+                    expected: e.expected,
+                    found: e.found,
+                })?;
+            return Ok(HostOutput { policy_logits, wdl });
         }
         let shape = [batch, self.config.input_planes, BOARD_ROWS, BOARD_COLS];
         let input = Tensor::<4>::from_data(TensorData::new(planes, shape), &self.device);

@@ -53,7 +53,9 @@ pub use chooser::{NetChooser, chooser_for};
 pub use error::NetError;
 pub use evaluator::NetEvaluator;
 pub use fanorona_data::container::{self, ContainerError};
-pub use inference::{HostOutput, InferenceModel, device_by_name};
+pub use inference::{
+    Backend, HostOutput, InferenceModel, default_backend, device_by_name, set_default_backend,
+};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{
     BOARD_COLS, BOARD_POINTS, BOARD_ROWS, FanoronaNet, NetConfig, NetOutput, POLICY_SIZE, WDL_SIZE,

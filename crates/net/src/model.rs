@@ -432,3 +432,70 @@ impl FusedNet {
         NetOutput { policy, wdl }
     }
 }
+
+fn host_values<const D: usize>(layer: &str, tensor: Tensor<D>) -> Result<Vec<f32>, String> {
+    tensor
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| format!("{layer}: reading its weights: {e:?}"))
+}
+
+impl FusedConv {
+    fn native(&self, layer: &str) -> Result<fanorona_infer::ConvWeights, String> {
+        let [outputs, inputs, kernel, _] = self.weight.dims();
+        Ok(fanorona_infer::ConvWeights {
+            inputs,
+            outputs,
+            kernel,
+            weight: host_values(layer, self.weight.clone())?,
+            bias: host_values(layer, self.bias.clone())?,
+        })
+    }
+}
+
+fn native_linear(layer: &str, linear: &Linear) -> Result<fanorona_infer::LinearWeights, String> {
+    let weight = linear.weight.val(); // [inputs, outputs]
+    let [inputs, outputs] = weight.dims();
+    let bias = match &linear.bias {
+        Some(bias) => host_values(layer, bias.val())?,
+        None => vec![0.0; outputs],
+    };
+    Ok(fanorona_infer::LinearWeights {
+        inputs,
+        outputs,
+        weight: host_values(layer, weight)?,
+        bias,
+    })
+}
+
+impl FusedNet {
+    /// The folded weights as plain arrays, for the native CPU path (`fanorona-infer`); an
+    /// error says which layer could not be read from the device.
+    pub fn native_weights(&self) -> Result<fanorona_infer::Weights, String> {
+        let blocks = self
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                Ok(fanorona_infer::BlockWeights {
+                    first: b.first.native(&format!("blocks.{i}.first"))?,
+                    global_pool: b
+                        .global_pool
+                        .as_ref()
+                        .map(|g| native_linear(&format!("blocks.{i}.global_pool"), &g.linear))
+                        .transpose()?,
+                    second: b.second.native(&format!("blocks.{i}.second"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(fanorona_infer::Weights {
+            stem: self.stem.native("stem")?,
+            blocks,
+            policy_conv: self.policy_conv.native("policy_conv")?,
+            policy_fc: native_linear("policy_fc", &self.policy_fc)?,
+            value_conv: self.value_conv.native("value_conv")?,
+            value_fc1: native_linear("value_fc1", &self.value_fc1)?,
+            value_fc2: native_linear("value_fc2", &self.value_fc2)?,
+        })
+    }
+}

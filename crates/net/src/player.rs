@@ -3,7 +3,9 @@
 //!
 //! Spec keys: `path` (an exported model, required), `sims` (simulations per step, default
 //! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
-//! `batch` (leaves per network call, default 8), `seed`.
+//! `batch` (leaves per network call, default 8), `seed`, `tb` (endgame tables on/off) and
+//! `backend` (`native` or `burn`; default: the process's, see
+//! [`crate::inference::set_default_backend`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use fanorona_players::{
 use crate::checkpoint::load_exported;
 use crate::error::NetError;
 use crate::evaluator::NetEvaluator;
-use crate::inference::InferenceModel;
+use crate::inference::{Backend, InferenceModel};
 
 /// The network player.
 pub type NetPlayer = MctsPlayer<NetEvaluator>;
@@ -44,9 +46,27 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
     MctsPlayer::with_evaluator(config, NetEvaluator::new(model)).with_name(name)
 }
 
+/// The keys a `net:` spec takes.
+const NET_KEYS: &[&str] = &["path", "sims", "ms", "c", "batch", "seed", "tb", "backend"];
+
+/// The `backend=` of a spec, if it has one.
+fn backend_of(spec: &PlayerSpec) -> Result<Option<Backend>, SpecError> {
+    spec.get("backend")
+        .map(|value| {
+            value.parse::<Backend>().map_err(|_| SpecError::BadValue {
+                kind: spec.kind().to_string(),
+                key: "backend".to_string(),
+                value: value.to_string(),
+                expected: "native or burn",
+            })
+        })
+        .transpose()
+}
+
 /// The MCTS settings of a `net:` spec (everything but the model).
 pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, SpecError> {
-    spec.check_keys(&["path", "sims", "ms", "c", "batch", "seed", "tb"])?;
+    spec.check_keys(NET_KEYS)?;
+    backend_of(spec)?;
     spec.uses_tables()?;
     let default = MctsConfig {
         simulations: DEFAULT_SIMULATIONS,
@@ -66,7 +86,10 @@ pub fn net_config(spec: &PlayerSpec, stream: u64) -> Result<MctsConfig, SpecErro
 pub fn net_player_from_spec(spec: &PlayerSpec, stream: u64) -> Result<NetPlayer, NetPlayerError> {
     let config = net_config(spec, stream)?;
     let path = model_path(spec)?;
-    let model = load_model_cached(Path::new(path))?;
+    let mut model = load_model_cached(Path::new(path))?;
+    if let Some(backend) = backend_of(spec)? {
+        model = model.with_backend(backend)?;
+    }
     Ok(net_player(model, config, &spec.to_string()))
 }
 
@@ -87,10 +110,10 @@ impl PlayerKind for NetKind {
         "net"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["path", "sims", "ms", "c", "batch", "seed", "tb"]
+        NET_KEYS
     }
     fn summary(&self) -> &'static str {
-        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, tb on/off"
+        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, tb on/off, backend native/burn"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         model_path(spec)?;

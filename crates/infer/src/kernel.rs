@@ -1,0 +1,323 @@
+//! The one inner kernel every layer runs: a tile of up to [`MR`] output rows by [`NR`] output
+//! columns, accumulated over `K = segments x segment_len` products.
+//!
+//! Row `i` of the left operand is not a stored row but a list of segments, each `segment_len`
+//! contiguous floats starting at `bases[i] + offset` for each offset in `segments`. That is how
+//! a 3x3 convolution reads its input in place: over channel-innermost activations of the
+//! zero-bordered 7x11 board, the 3x3 window of a point is three runs of `3 * channels` floats
+//! (one per window row), so no im2col copy is made. A 1x1 convolution or a linear layer is the
+//! one-segment case. The right operand is a weight panel repacked at load as `[K][NR]`.
+//!
+//! Two implementations share that contract and are tested against each other and against a
+//! plain reference: AVX2 with FMA (12 accumulators of 8 lanes, weights loaded once per `k` and
+//! each input broadcast), and a portable one that the compiler vectorises for whatever the
+//! target has. [`SimdLevel::detect`] picks at run time.
+
+/// Rows of a tile.
+pub const MR: usize = 6;
+/// Columns of a tile (and of a repacked weight panel).
+pub const NR: usize = 16;
+
+/// The kernels this build has, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SimdLevel {
+    /// 256-bit AVX2 with fused multiply-add (x86-64 CPUs since about 2013).
+    Avx2,
+    /// Plain Rust, vectorised by the compiler for the build's target (SSE2 on x86-64, NEON on
+    /// aarch64): every machine.
+    Portable,
+}
+
+impl SimdLevel {
+    /// The best level this CPU runs.
+    pub fn detect() -> SimdLevel {
+        SimdLevel::available()[0]
+    }
+
+    /// Every level this CPU runs, best first (the portable one always last).
+    pub fn available() -> Vec<SimdLevel> {
+        let mut levels = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            levels.push(SimdLevel::Avx2);
+        }
+        levels.push(SimdLevel::Portable);
+        levels
+    }
+
+    /// Whether this CPU runs the level.
+    pub fn is_available(self) -> bool {
+        SimdLevel::available().contains(&self)
+    }
+
+    /// The level's name: `avx2` or `portable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Avx2 => "avx2",
+            SimdLevel::Portable => "portable",
+        }
+    }
+}
+
+impl std::fmt::Display for SimdLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SimdLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "avx2" => Ok(SimdLevel::Avx2),
+            "portable" => Ok(SimdLevel::Portable),
+            other => Err(format!(
+                "unknown SIMD level `{other}`; expected avx2 or portable"
+            )),
+        }
+    }
+}
+
+/// A tile's result: row `i`, column `j` of the tile.
+pub type TileOut = [[f32; NR]; MR];
+
+/// The left operand of a tile: `bases.len()` rows (1 to [`MR`]) read as segments of `a`.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    /// The activations the rows are read from.
+    pub a: &'a [f32],
+    /// Where each row starts in `a`.
+    pub bases: &'a [usize],
+    /// Offsets of the segments from a row's start, ascending.
+    pub segments: &'a [usize],
+    /// Floats per segment.
+    pub segment_len: usize,
+}
+
+impl Rows<'_> {
+    /// Products per output (`K`).
+    pub fn depth(&self) -> usize {
+        self.segments.len() * self.segment_len
+    }
+
+    /// Whether every row's every segment lies inside `a` and the tile's shape is one the
+    /// kernels take. Checked before every kernel call: the fast kernel indexes without checks.
+    fn fits(&self, panel: &[f32]) -> bool {
+        let rows = self.bases.len();
+        let reach = self
+            .segments
+            .last()
+            .map_or(0, |&last| last + self.segment_len);
+        let ascending = self.segments.windows(2).all(|w| w[0] <= w[1]);
+        (1..=MR).contains(&rows)
+            && ascending
+            && self
+                .bases
+                .iter()
+                .all(|&b| b.checked_add(reach).is_some_and(|end| end <= self.a.len()))
+            && panel.len() >= self.depth() * NR
+    }
+}
+
+/// `out[i][j] = sum_k rows(i)[k] * panel[k][j]` for the tile's rows.
+///
+/// # Panics
+///
+/// If a row reaches outside `a`, the panel is shorter than `K x NR` or the row count is not 1
+/// to [`MR`] (callers size their buffers so that this never happens).
+pub fn tile(level: SimdLevel, rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+    assert!(rows.fits(panel), "kernel operands out of bounds");
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 if SimdLevel::Avx2.is_available_cached() => avx2::tile(rows, panel, out),
+        _ => portable::tile(rows, panel, out),
+    }
+}
+
+impl SimdLevel {
+    /// [`SimdLevel::is_available`] without the allocation, for the hot path.
+    #[cfg(target_arch = "x86_64")]
+    fn is_available_cached(self) -> bool {
+        use std::sync::OnceLock;
+        static AVX2: OnceLock<bool> = OnceLock::new();
+        match self {
+            SimdLevel::Avx2 => *AVX2.get_or_init(|| {
+                std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+            }),
+            SimdLevel::Portable => true,
+        }
+    }
+}
+
+mod portable {
+    use super::{MR, NR, Rows, TileOut};
+
+    pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        match rows.bases.len() {
+            1 => tile_rows::<1>(rows, panel, out),
+            2 => tile_rows::<2>(rows, panel, out),
+            3 => tile_rows::<3>(rows, panel, out),
+            4 => tile_rows::<4>(rows, panel, out),
+            5 => tile_rows::<5>(rows, panel, out),
+            _ => tile_rows::<MR>(rows, panel, out),
+        }
+    }
+
+    fn tile_rows<const M: usize>(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        let mut acc = [[0.0f32; NR]; M];
+        let len = rows.segment_len;
+        let mut k = 0;
+        for &offset in rows.segments {
+            let starts: [usize; M] = std::array::from_fn(|i| rows.bases[i] + offset);
+            for j in 0..len {
+                let b: &[f32; NR] = panel[(k + j) * NR..(k + j + 1) * NR]
+                    .try_into()
+                    .expect("NR floats");
+                for (acc_row, &start) in acc.iter_mut().zip(&starts) {
+                    let x = rows.a[start + j];
+                    for (c, &w) in acc_row.iter_mut().zip(b) {
+                        *c += x * w;
+                    }
+                }
+            }
+            k += len;
+        }
+        out[..M].copy_from_slice(&acc);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use super::{MR, NR, Rows, TileOut};
+    use std::arch::x86_64::{
+        __m256, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps,
+        _mm256_storeu_ps,
+    };
+
+    pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        // SAFETY: the caller checked that the CPU has AVX2 and FMA, and (`Rows::fits`) that
+        // every row's segments lie inside `rows.a`, that the panel holds `K x NR` floats and
+        // that there are 1 to MR rows: every pointer the kernel forms stays in bounds.
+        unsafe {
+            match rows.bases.len() {
+                1 => tile_rows::<1>(rows, panel, out),
+                2 => tile_rows::<2>(rows, panel, out),
+                3 => tile_rows::<3>(rows, panel, out),
+                4 => tile_rows::<4>(rows, panel, out),
+                5 => tile_rows::<5>(rows, panel, out),
+                _ => tile_rows::<MR>(rows, panel, out),
+            }
+        }
+    }
+
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA; `rows` has exactly `M` bases, each with every segment inside
+    /// `rows.a`; `panel` holds at least `K x NR` floats.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile_rows<const M: usize>(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        let mut lo: [__m256; M] = [_mm256_setzero_ps(); M];
+        let mut hi: [__m256; M] = [_mm256_setzero_ps(); M];
+        let a = rows.a.as_ptr();
+        let mut b = panel.as_ptr();
+        for &offset in rows.segments {
+            // SAFETY (this block and the next): in bounds by the function's contract.
+            let starts: [*const f32; M] =
+                std::array::from_fn(|i| unsafe { a.add(rows.bases[i] + offset) });
+            for j in 0..rows.segment_len {
+                unsafe {
+                    let b_lo = _mm256_loadu_ps(b);
+                    let b_hi = _mm256_loadu_ps(b.add(8));
+                    b = b.add(NR);
+                    for i in 0..M {
+                        let x = _mm256_broadcast_ss(&*starts[i].add(j));
+                        lo[i] = _mm256_fmadd_ps(x, b_lo, lo[i]);
+                        hi[i] = _mm256_fmadd_ps(x, b_hi, hi[i]);
+                    }
+                }
+            }
+        }
+        for i in 0..M {
+            // SAFETY: `out[i]` holds NR = 16 floats.
+            unsafe {
+                _mm256_storeu_ps(out[i].as_mut_ptr(), lo[i]);
+                _mm256_storeu_ps(out[i].as_mut_ptr().add(8), hi[i]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(rows: Rows<'_>, panel: &[f32]) -> TileOut {
+        let mut out = [[0.0; NR]; MR];
+        for (i, &base) in rows.bases.iter().enumerate() {
+            let mut k = 0;
+            for &offset in rows.segments {
+                for j in 0..rows.segment_len {
+                    for (n, o) in out[i].iter_mut().enumerate() {
+                        *o += rows.a[base + offset + j] * panel[(k + j) * NR + n];
+                    }
+                }
+                k += rows.segment_len;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_level_and_row_count_matches_the_reference() {
+        let a: Vec<f32> = (0..500)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0)
+            .collect();
+        let segments = [0, 40, 120];
+        let len = 13;
+        let panel: Vec<f32> = (0..segments.len() * len * NR)
+            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 31.0)
+            .collect();
+        for level in SimdLevel::available() {
+            for count in 1..=MR {
+                let bases: Vec<usize> = (0..count).map(|i| 7 * i + 3).collect();
+                let rows = Rows {
+                    a: &a,
+                    bases: &bases,
+                    segments: &segments,
+                    segment_len: len,
+                };
+                let mut out = [[f32::NAN; NR]; MR];
+                tile(level, rows, &panel, &mut out);
+                let expected = reference(rows, &panel);
+                for i in 0..count {
+                    for n in 0..NR {
+                        let d = (out[i][n] - expected[i][n]).abs();
+                        assert!(d < 1e-4, "{level} rows {count}: [{i}][{n}] off by {d}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn a_row_reaching_past_its_input_is_refused() {
+        let a = vec![1.0; 10];
+        let panel = vec![1.0; 8 * NR];
+        let rows = Rows {
+            a: &a,
+            bases: &[3],
+            segments: &[0],
+            segment_len: 8,
+        };
+        tile(SimdLevel::detect(), rows, &panel, &mut [[0.0; NR]; MR]);
+    }
+
+    #[test]
+    fn levels_parse_and_portable_is_always_there() {
+        assert_eq!(*SimdLevel::available().last().unwrap(), SimdLevel::Portable);
+        assert_eq!("avx2".parse::<SimdLevel>(), Ok(SimdLevel::Avx2));
+        assert!("sse9".parse::<SimdLevel>().is_err());
+    }
+}

@@ -1,0 +1,55 @@
+//! Native CPU inference for the Fanorona policy/value network.
+//!
+//! The training framework (burn) stays the reference and the path for GPUs; on a CPU this crate
+//! runs the same folded (batchnorm-free) network several times faster:
+//!
+//! - **Layout**: activations are channel-innermost over a zero-bordered 7x11 copy of the 5x9
+//!   board (`[position][row][column][channel]`), so the 3x3 window of a point is three runs
+//!   of `3 * channels` contiguous floats and a convolution reads its input in place (no
+//!   im2col copy).
+//! - **Weights** are repacked once, at load, into panels of 16 output channels
+//!   ([`kernel::NR`]); the heads' linear layers have their rows reordered so that they read
+//!   the point-major layout directly.
+//! - **One kernel** ([`kernel::tile`]) computes 6 rows x 16 columns at a time; the AVX2+FMA
+//!   version keeps the whole tile in registers. Bias, residual and ReLU are applied as the
+//!   tile is written. [`SimdLevel::detect`] picks the kernel by what the CPU has at run time;
+//!   the portable version serves every other machine.
+//! - **Threads**: a batch is split into one share per thread of rayon's pool (at least 4
+//!   positions each); each share runs the whole network on buffers taken from a pool, so a
+//!   steady stream of calls allocates nothing.
+//!
+//! ```
+//! use fanorona_infer::{NativeNet, Weights};
+//! # use fanorona_infer::testing::{Shape, random_weights};
+//! # fn weights() -> Weights { random_weights(&Shape::new(16, 1, 8), 1) }
+//! let net = NativeNet::new(&weights())?;
+//! let planes = vec![0.0; net.input_len()];
+//! let mut policy = vec![0.0; net.policy_size()];
+//! let mut wdl = [0.0; 3];
+//! net.forward(&planes, 1, &mut policy, &mut wdl)?;
+//! assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod kernel;
+mod layer;
+mod net;
+pub mod testing;
+pub mod weights;
+
+pub use kernel::SimdLevel;
+pub use net::{BatchError, NativeNet};
+pub use weights::{BlockWeights, ConvWeights, LinearWeights, ShapeError, Weights};
+
+/// Board rows.
+pub const BOARD_ROWS: usize = 5;
+/// Board columns.
+pub const BOARD_COLS: usize = 9;
+/// Board points.
+pub const BOARD_POINTS: usize = BOARD_ROWS * BOARD_COLS;
+/// Win, draw and loss.
+pub const WDL_SIZE: usize = 3;
+/// Columns of the zero-bordered board the tower's activations live on.
+const PADDED_COLS: usize = BOARD_COLS + 2;
+/// Points of the zero-bordered board.
+const PADDED_POINTS: usize = (BOARD_ROWS + 2) * PADDED_COLS;

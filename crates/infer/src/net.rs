@@ -1,0 +1,265 @@
+//! The whole network: layers in order, a pool of reusable buffers, the batch split over threads.
+
+use std::sync::Mutex;
+
+use crate::kernel::SimdLevel;
+use crate::layer::{GlobalPool, Layer, Skip, load_planes};
+use crate::weights::{ShapeError, Weights};
+use crate::{BOARD_POINTS, PADDED_POINTS, WDL_SIZE};
+
+/// Fewest positions a thread is given: below that, splitting costs more than it saves.
+const MIN_POSITIONS_PER_THREAD: usize = 4;
+
+/// Wrong buffer sizes for a forward pass.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}: {found} floats, expected {expected} for the batch")]
+pub struct BatchError {
+    /// The buffer: `planes`, `policy` or `wdl`.
+    pub what: &'static str,
+    /// Floats it should have.
+    pub expected: usize,
+    /// Floats it has.
+    pub found: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Block {
+    first: Layer,
+    global_pool: Option<GlobalPool>,
+    second: Layer,
+}
+
+/// Buffers for one thread's share of a batch, grown when a larger share comes and then reused,
+/// so that a steady stream of batches allocates nothing.
+#[derive(Debug, Default)]
+struct Workspace {
+    positions: usize,
+    /// Input planes, bordered, channel-innermost.
+    input: Vec<f32>,
+    /// The tower's activations, bordered (the residual stream, updated in place).
+    x: Vec<f32>,
+    /// The first convolution's output inside a block, bordered.
+    y: Vec<f32>,
+    policy_hidden: Vec<f32>,
+    value_hidden: Vec<f32>,
+    value_fc1: Vec<f32>,
+    value_logits: Vec<f32>,
+    scratch: Vec<f32>,
+}
+
+/// The network compiled for the CPU: weights repacked once, kernels chosen by what the CPU
+/// has, buffers reused across calls, batches split over the threads of rayon's pool.
+///
+/// Safe to share between threads (calls at the same time each take their own buffers).
+#[derive(Debug)]
+pub struct NativeNet {
+    level: SimdLevel,
+    threads: usize,
+    planes: usize,
+    stem: Layer,
+    blocks: Vec<Block>,
+    policy_conv: Layer,
+    policy_fc: Layer,
+    value_conv: Layer,
+    value_fc1: Layer,
+    value_fc2: Layer,
+    workspaces: Mutex<Vec<Workspace>>,
+}
+
+impl NativeNet {
+    /// Checks the weights' shapes and repacks them, for the best kernels this CPU runs and
+    /// every thread of rayon's pool.
+    pub fn new(weights: &Weights) -> Result<NativeNet, ShapeError> {
+        weights.check()?;
+        let block = |b: &crate::weights::BlockWeights| Block {
+            first: Layer::conv3(&b.first, true),
+            global_pool: b.global_pool.as_ref().map(GlobalPool::new),
+            second: Layer::conv3(&b.second, true),
+        };
+        Ok(NativeNet {
+            level: SimdLevel::detect(),
+            threads: rayon::current_num_threads(),
+            planes: weights.stem.inputs,
+            stem: Layer::conv3(&weights.stem, true),
+            blocks: weights.blocks.iter().map(block).collect(),
+            policy_conv: Layer::conv1(&weights.policy_conv, true),
+            policy_fc: Layer::linear(&weights.policy_fc, Some(weights.policy_conv.outputs), false),
+            value_conv: Layer::conv1(&weights.value_conv, true),
+            value_fc1: Layer::linear(&weights.value_fc1, Some(weights.value_conv.outputs), true),
+            value_fc2: Layer::linear(&weights.value_fc2, None, false),
+            workspaces: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The same network on kernels of `level`; an error names the level if this CPU lacks it.
+    pub fn with_level(mut self, level: SimdLevel) -> Result<NativeNet, String> {
+        if !level.is_available() {
+            return Err(format!("this CPU does not run the {level} kernels"));
+        }
+        self.level = level;
+        Ok(self)
+    }
+
+    /// The same network splitting batches over at most `threads` threads (at least 1).
+    pub fn with_threads(mut self, threads: usize) -> NativeNet {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The kernels in use.
+    pub fn level(&self) -> SimdLevel {
+        self.level
+    }
+
+    /// Threads a large batch is split over.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Floats of one position's input planes.
+    pub fn input_len(&self) -> usize {
+        self.planes * BOARD_POINTS
+    }
+
+    /// Policy logits per position.
+    pub fn policy_size(&self) -> usize {
+        self.policy_fc.outputs()
+    }
+
+    /// Evaluates `batch` positions: `planes` holds `batch` positions' input planes
+    /// (`[batch][planes][5][9]`); fills `policy` with the policy logits (`[batch][actions]`) and
+    /// `wdl` with win/draw/loss probabilities for the side to move (`[batch][3]`).
+    pub fn forward(
+        &self,
+        planes: &[f32],
+        batch: usize,
+        policy: &mut [f32],
+        wdl: &mut [f32],
+    ) -> Result<(), BatchError> {
+        let check = |what, found: usize, per: usize| {
+            let expected = batch.saturating_mul(per);
+            if found == expected {
+                Ok(())
+            } else {
+                Err(BatchError {
+                    what,
+                    expected,
+                    found,
+                })
+            }
+        };
+        check("planes", planes.len(), self.input_len())?;
+        check("policy", policy.len(), self.policy_size())?;
+        check("wdl", wdl.len(), WDL_SIZE)?;
+        let parts = if batch < 2 * MIN_POSITIONS_PER_THREAD {
+            1
+        } else {
+            self.threads.min(batch / MIN_POSITIONS_PER_THREAD)
+        };
+        if parts <= 1 {
+            self.forward_part(planes, batch, policy, wdl);
+            return Ok(());
+        }
+        let per = batch.div_ceil(parts);
+        rayon::scope(|scope| {
+            let shares = planes
+                .chunks(per * self.input_len())
+                .zip(policy.chunks_mut(per * self.policy_size()))
+                .zip(wdl.chunks_mut(per * WDL_SIZE));
+            for ((planes, policy), wdl) in shares {
+                let count = wdl.len() / WDL_SIZE;
+                scope.spawn(move |_| self.forward_part(planes, count, policy, wdl));
+            }
+        });
+        Ok(())
+    }
+
+    /// One thread's share: `count` positions through every layer.
+    fn forward_part(&self, planes: &[f32], count: usize, policy: &mut [f32], wdl: &mut [f32]) {
+        let mut ws = self.take_workspace(count);
+        let level = self.level;
+        load_planes(self.planes, planes, &mut ws.input);
+        self.stem
+            .run(level, count, &ws.input, &mut ws.x, Skip::None);
+        for block in &self.blocks {
+            block.first.run(level, count, &ws.x, &mut ws.y, Skip::None);
+            if let Some(pool) = &block.global_pool {
+                pool.apply(count, &mut ws.y, &mut ws.scratch);
+            }
+            block
+                .second
+                .run(level, count, &ws.y, &mut ws.x, Skip::Residual);
+        }
+        self.policy_conv
+            .run(level, count, &ws.x, &mut ws.policy_hidden, Skip::None);
+        self.policy_fc
+            .run(level, count, &ws.policy_hidden, policy, Skip::None);
+        self.value_conv
+            .run(level, count, &ws.x, &mut ws.value_hidden, Skip::None);
+        self.value_fc1.run(
+            level,
+            count,
+            &ws.value_hidden,
+            &mut ws.value_fc1,
+            Skip::None,
+        );
+        self.value_fc2.run(
+            level,
+            count,
+            &ws.value_fc1,
+            &mut ws.value_logits,
+            Skip::None,
+        );
+        for (logits, probabilities) in ws
+            .value_logits
+            .chunks_exact(WDL_SIZE)
+            .zip(wdl.chunks_exact_mut(WDL_SIZE))
+        {
+            softmax(logits, probabilities);
+        }
+        self.return_workspace(ws);
+    }
+
+    fn take_workspace(&self, positions: usize) -> Workspace {
+        let pooled = match self.workspaces.lock() {
+            Ok(mut pool) => pool.pop(),
+            Err(poisoned) => poisoned.into_inner().pop(),
+        };
+        let mut ws = pooled.unwrap_or_default();
+        if ws.positions < positions {
+            // Fresh zeroed buffers: the borders of the bordered ones must read as zero, and no
+            // layer ever writes them.
+            let channels = self.stem.outputs();
+            ws = Workspace {
+                positions,
+                input: vec![0.0; positions * PADDED_POINTS * self.planes],
+                x: vec![0.0; positions * PADDED_POINTS * channels],
+                y: vec![0.0; positions * PADDED_POINTS * channels],
+                policy_hidden: vec![0.0; self.policy_conv.output_len(positions)],
+                value_hidden: vec![0.0; self.value_conv.output_len(positions)],
+                value_fc1: vec![0.0; self.value_fc1.output_len(positions)],
+                value_logits: vec![0.0; self.value_fc2.output_len(positions)],
+                scratch: Vec::new(),
+            };
+        }
+        ws
+    }
+
+    fn return_workspace(&self, ws: Workspace) {
+        match self.workspaces.lock() {
+            Ok(mut pool) => pool.push(ws),
+            Err(poisoned) => poisoned.into_inner().push(ws),
+        }
+    }
+}
+
+/// Softmax of three logits, stable for large ones.
+fn softmax(logits: &[f32], out: &mut [f32]) {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for (o, &l) in out.iter_mut().zip(logits) {
+        *o = (l - max).exp();
+        sum += *o;
+    }
+    out.iter_mut().for_each(|o| *o /= sum);
+}

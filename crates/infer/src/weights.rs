@@ -1,0 +1,209 @@
+//! The network's weights as plain arrays, in the layouts the training framework keeps them, and
+//! the shape checks a set of weights must pass before it can run.
+
+use crate::{BOARD_POINTS, WDL_SIZE};
+
+/// A same-padded convolution with its batchnorm already folded in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvWeights {
+    /// Input channels.
+    pub inputs: usize,
+    /// Output channels.
+    pub outputs: usize,
+    /// Kernel side (3 for the tower, 1 for the heads).
+    pub kernel: usize,
+    /// `[outputs][inputs][kernel][kernel]`, row-major.
+    pub weight: Vec<f32>,
+    /// `[outputs]`.
+    pub bias: Vec<f32>,
+}
+
+/// A fully connected layer `y = x W + b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearWeights {
+    /// Input width.
+    pub inputs: usize,
+    /// Output width.
+    pub outputs: usize,
+    /// `[inputs][outputs]`, row-major.
+    pub weight: Vec<f32>,
+    /// `[outputs]`.
+    pub bias: Vec<f32>,
+}
+
+/// One residual block: `relu(x + second(gpool(relu(first(x)))))`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockWeights {
+    /// The first 3x3 convolution (followed by a ReLU).
+    pub first: ConvWeights,
+    /// The global pooling bias: per-channel mean and max over the board (`2 * channels` inputs,
+    /// means first) mapped to one bias per channel, added at every point.
+    pub global_pool: Option<LinearWeights>,
+    /// The second 3x3 convolution (then the skip connection and a ReLU).
+    pub second: ConvWeights,
+}
+
+/// Every weight of a network.
+///
+/// The heads flatten their 1x1 convolution's output channel-major (`channel * 45 + point`),
+/// as the training framework does; the native network repacks that order once at load.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// The 3x3 stem convolution over the input planes (then a ReLU).
+    pub stem: ConvWeights,
+    /// The residual tower.
+    pub blocks: Vec<BlockWeights>,
+    /// The policy head's 1x1 convolution (then a ReLU).
+    pub policy_conv: ConvWeights,
+    /// The policy head's linear layer: `policy_channels * 45` inputs, one logit per action.
+    pub policy_fc: LinearWeights,
+    /// The value head's 1x1 convolution (then a ReLU).
+    pub value_conv: ConvWeights,
+    /// The value head's hidden layer (then a ReLU).
+    pub value_fc1: LinearWeights,
+    /// The value head's output layer: win, draw and loss logits.
+    pub value_fc2: LinearWeights,
+}
+
+/// Why a set of weights cannot run: the layer and what does not fit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("layer `{layer}`: {problem}")]
+pub struct ShapeError {
+    /// The layer, as `stem`, `blocks.2.second`, `policy_fc`, ...
+    pub layer: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+fn shape_error(layer: &str, problem: String) -> ShapeError {
+    ShapeError {
+        layer: layer.to_string(),
+        problem,
+    }
+}
+
+/// Largest width of any layer the checks accept (far above any network trained here), so that
+/// products of dimensions cannot overflow.
+const MAX_WIDTH: usize = 1 << 16;
+
+impl ConvWeights {
+    fn check(&self, layer: &str, inputs: usize, kernel: usize) -> Result<(), ShapeError> {
+        if self.inputs != inputs {
+            return Err(shape_error(
+                layer,
+                format!("takes {} channels, its input has {inputs}", self.inputs),
+            ));
+        }
+        if self.kernel != kernel {
+            return Err(shape_error(
+                layer,
+                format!("kernel {}x{0}, expected {kernel}x{kernel}", self.kernel),
+            ));
+        }
+        if self.outputs == 0 || self.outputs > MAX_WIDTH {
+            return Err(shape_error(
+                layer,
+                format!("{} output channels (1 to {MAX_WIDTH})", self.outputs),
+            ));
+        }
+        let expected = self.outputs * self.inputs * kernel * kernel;
+        check_len(layer, "weight", self.weight.len(), expected)?;
+        check_len(layer, "bias", self.bias.len(), self.outputs)
+    }
+}
+
+impl LinearWeights {
+    fn check(&self, layer: &str, inputs: usize, outputs: Option<usize>) -> Result<(), ShapeError> {
+        if self.inputs != inputs {
+            return Err(shape_error(
+                layer,
+                format!("takes {} inputs, its input has {inputs}", self.inputs),
+            ));
+        }
+        if let Some(outputs) = outputs.filter(|&o| o != self.outputs) {
+            return Err(shape_error(
+                layer,
+                format!("has {} outputs, expected {outputs}", self.outputs),
+            ));
+        }
+        if self.outputs == 0 || self.outputs > MAX_WIDTH {
+            return Err(shape_error(
+                layer,
+                format!("{} outputs (1 to {MAX_WIDTH})", self.outputs),
+            ));
+        }
+        check_len(
+            layer,
+            "weight",
+            self.weight.len(),
+            self.inputs * self.outputs,
+        )?;
+        check_len(layer, "bias", self.bias.len(), self.outputs)
+    }
+}
+
+fn check_len(layer: &str, what: &str, found: usize, expected: usize) -> Result<(), ShapeError> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(shape_error(
+            layer,
+            format!("{what} has {found} values, expected {expected}"),
+        ))
+    }
+}
+
+impl Weights {
+    /// Checks that every layer fits the one before it and that every array has the length its
+    /// dimensions say.
+    pub fn check(&self) -> Result<(), ShapeError> {
+        let planes = self.stem.inputs;
+        if planes == 0 || planes > MAX_WIDTH {
+            return Err(shape_error(
+                "stem",
+                format!("{planes} input planes (1 to {MAX_WIDTH})"),
+            ));
+        }
+        self.stem.check("stem", planes, 3)?;
+        let channels = self.stem.outputs;
+        for (i, block) in self.blocks.iter().enumerate() {
+            let first = format!("blocks.{i}.first");
+            block.first.check(&first, channels, 3)?;
+            if block.first.outputs != channels {
+                return Err(shape_error(
+                    &first,
+                    format!(
+                        "{} output channels, the tower has {channels}",
+                        block.first.outputs
+                    ),
+                ));
+            }
+            if let Some(pool) = &block.global_pool {
+                pool.check(
+                    &format!("blocks.{i}.global_pool"),
+                    2 * channels,
+                    Some(channels),
+                )?;
+            }
+            let second = format!("blocks.{i}.second");
+            block.second.check(&second, channels, 3)?;
+            if block.second.outputs != channels {
+                return Err(shape_error(
+                    &second,
+                    format!(
+                        "{} output channels, the tower has {channels}",
+                        block.second.outputs
+                    ),
+                ));
+            }
+        }
+        self.policy_conv.check("policy_conv", channels, 1)?;
+        self.policy_fc
+            .check("policy_fc", self.policy_conv.outputs * BOARD_POINTS, None)?;
+        self.value_conv.check("value_conv", channels, 1)?;
+        self.value_fc1
+            .check("value_fc1", self.value_conv.outputs * BOARD_POINTS, None)?;
+        self.value_fc2
+            .check("value_fc2", self.value_fc1.outputs, Some(WDL_SIZE))
+    }
+}
