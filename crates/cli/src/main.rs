@@ -24,6 +24,11 @@ mod commands;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How networks are evaluated on the CPU: `native` (this project's kernels, the default)
+    /// or `burn` (the training framework's CPU backend). For `train` and `selfplay` it
+    /// overrides the config's `training.inference`.
+    #[arg(long, global = true, value_name = "native|burn")]
+    backend: Option<fanorona_net::Backend>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -52,6 +57,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(backend) = cli.backend {
+        fanorona_net::set_default_backend(backend);
+    }
     let result = match cli.command {
         Command::Train(args) => commands::train::run_train(&args),
         Command::Selfplay(args) => commands::train::run_selfplay(&args),

@@ -264,12 +264,31 @@ fn bench_net_reports_rates() {
     ]));
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
-        "evals/s",
         "GFLOP/s",
+        "% of peak",
+        "measured fp32 peak",
         "full evaluation path at batch 64",
         "samples/s",
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
+    }
+    // One line per batch size, `batch <B>: burn <X> evals/s, native <Y> evals/s, <R>x`, with
+    // the ratio of the two rates.
+    for batch in [1, 8, 64, 256] {
+        let prefix = format!("batch {batch}: burn ");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no line for batch {batch}: {text}"));
+        let rest = line[prefix.len()..].strip_suffix('x').expect(line);
+        let (burn, rest) = rest.split_once(" evals/s, native ").expect(line);
+        let (native, ratio) = rest.split_once(" evals/s, ").expect(line);
+        let [burn, native, ratio] = [burn, native, ratio].map(|v| v.parse::<f64>().expect(line));
+        assert!(burn > 0.0 && native > 0.0, "{line}");
+        assert!(
+            (ratio - native / burn).abs() < 0.01 + 0.01 * ratio,
+            "{line}"
+        );
     }
     // With a config, the network its `[model]` section trains; flags override it.
     let out = run(bin()

@@ -152,6 +152,23 @@ impl SimdLevel {
 mod portable {
     use super::{MR, NR, Rows, TileOut};
 
+    pub(super) fn fma_chains(rounds: usize) -> (f64, f32) {
+        let mut acc = [[0.0f32; NR]; MR];
+        let (x, y) = (
+            std::hint::black_box(1.000_01f32),
+            std::hint::black_box(0.999_99f32),
+        );
+        for _ in 0..rounds {
+            for row in acc.iter_mut() {
+                for a in row.iter_mut() {
+                    *a = *a * x + y;
+                }
+            }
+        }
+        let flops = (2 * MR * NR * rounds) as f64;
+        (flops, acc.iter().flatten().sum())
+    }
+
     pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
         match rows.bases.len() {
             1 => tile_rows::<1>(rows, panel, out),
@@ -191,9 +208,38 @@ mod portable {
 mod avx2 {
     use super::{MR, NR, Rows, TileOut};
     use std::arch::x86_64::{
-        __m256, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps,
-        _mm256_storeu_ps,
+        __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps,
+        _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
+
+    pub(super) fn fma_chains(rounds: usize) -> (f64, f32) {
+        // SAFETY: called only when the CPU has AVX2 and FMA; no memory is touched.
+        unsafe { chains(rounds) }
+    }
+
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn chains(rounds: usize) -> (f64, f32) {
+        // As many independent chains as the kernel keeps accumulators.
+        let mut acc = [_mm256_setzero_ps(); 2 * MR];
+        let x = _mm256_set1_ps(std::hint::black_box(1.000_01));
+        let y = _mm256_set1_ps(std::hint::black_box(0.999_99));
+        for _ in 0..rounds {
+            for a in acc.iter_mut() {
+                *a = _mm256_fmadd_ps(x, y, *a);
+            }
+        }
+        let mut sum = _mm256_setzero_ps();
+        for a in acc {
+            sum = _mm256_add_ps(sum, a);
+        }
+        let mut lanes = [0.0f32; 8];
+        // SAFETY: `lanes` holds 8 floats.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sum) };
+        ((2 * 8 * 2 * MR * rounds) as f64, lanes.iter().sum())
+    }
 
     pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
         // SAFETY: the caller checked that the CPU has AVX2 and FMA, and (`Rows::fits`) that
@@ -245,6 +291,48 @@ mod avx2 {
                 _mm256_storeu_ps(out[i].as_mut_ptr().add(8), hi[i]);
             }
         }
+    }
+}
+
+/// Estimates the machine's fp32 peak in GFLOP/s: `threads` threads at once each run a
+/// register-only chain of fused multiply-adds on the best level for about `seconds`. On
+/// shared or virtual machines this is what the cores deliver now, not what the data sheet
+/// says (two hyperthreads of one core share one set of FMA units).
+pub fn measure_peak_gflops(threads: usize, seconds: f64) -> f64 {
+    let level = SimdLevel::detect();
+    let budget = std::time::Duration::from_secs_f64(seconds.clamp(0.01, 60.0));
+    let results: Vec<f64> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(move || {
+                    let start = std::time::Instant::now();
+                    let mut flops = 0.0;
+                    let mut sink = 0.0f32;
+                    while start.elapsed() < budget {
+                        let (work, value) = fma_chains(level, 1 << 20);
+                        flops += work;
+                        sink += value;
+                    }
+                    std::hint::black_box(sink);
+                    flops / start.elapsed().as_secs_f64() / 1e9
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or(0.0))
+            .collect()
+    });
+    results.iter().sum()
+}
+
+/// Runs `rounds` rounds of independent multiply-add chains; returns (FLOPs done, a value to
+/// keep the work from being optimised away).
+fn fma_chains(level: SimdLevel, rounds: usize) -> (f64, f32) {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 if SimdLevel::Avx2.is_available_cached() => avx2::fma_chains(rounds),
+        _ => portable::fma_chains(rounds),
     }
 }
 

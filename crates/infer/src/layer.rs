@@ -197,6 +197,10 @@ impl Layer {
 
     /// Runs the layer over `positions` positions: reads `input`, writes `output` (for a 3x3
     /// convolution only the board's interior, so borders stay zero).
+    ///
+    /// Convolutions walk the rows (board points) in tiles and apply every weight panel to a
+    /// tile while its inputs are in L1; a linear layer has few rows and large weights (the
+    /// policy layer's are 1.5 MB), so it walks the panels and applies each to every row.
     pub(crate) fn run(
         &self,
         level: SimdLevel,
@@ -206,38 +210,60 @@ impl Layer {
         skip: Skip,
     ) {
         let rows = self.row_count(positions);
-        let width = self.outputs();
-        let mut tile_out: TileOut = [[0.0; NR]; MR];
-        let mut bases = [0usize; MR];
-        let mut targets = [0usize; MR];
-        let mut first = 0;
-        while first < rows {
-            let count = (rows - first).min(MR);
-            for i in 0..count {
-                (bases[i], targets[i]) = self.row_addresses(first + i);
-            }
-            let operand = Rows {
-                a: input,
-                bases: &bases[..count],
-                segments: &self.segments,
-                segment_len: self.segment_len,
-            };
-            for p in 0..self.packed.panel_count() {
-                kernel::tile(level, operand, self.packed.panel(p), &mut tile_out);
-                let columns = p * NR..((p + 1) * NR).min(width);
-                let bias = &self.packed.bias[columns.clone()];
-                for (acc, &target) in tile_out.iter().zip(&targets[..count]) {
-                    let out = &mut output[target + columns.start..target + columns.end];
-                    for ((o, &a), &b) in out.iter_mut().zip(acc.iter()).zip(bias) {
-                        let mut v = a + b;
-                        if skip == Skip::Residual {
-                            v += *o;
-                        }
-                        *o = if self.relu { v.max(0.0) } else { v };
-                    }
+        let tiles = (0..rows)
+            .step_by(MR)
+            .map(|first| first..(first + MR).min(rows));
+        let panels = 0..self.packed.panel_count();
+        if self.addressing == Addressing::Linear {
+            for p in panels {
+                for tile in tiles.clone() {
+                    self.run_tile(level, tile, p, input, output, skip);
                 }
             }
-            first += count;
+        } else {
+            for tile in tiles {
+                for p in panels.clone() {
+                    self.run_tile(level, tile.clone(), p, input, output, skip);
+                }
+            }
+        }
+    }
+
+    /// Rows `rows` (at most [`MR`]) times panel `p`, with bias, skip and ReLU, into `output`.
+    fn run_tile(
+        &self,
+        level: SimdLevel,
+        rows: std::ops::Range<usize>,
+        p: usize,
+        input: &[f32],
+        output: &mut [f32],
+        skip: Skip,
+    ) {
+        let count = rows.len();
+        let mut bases = [0usize; MR];
+        let mut targets = [0usize; MR];
+        for (i, row) in rows.enumerate() {
+            (bases[i], targets[i]) = self.row_addresses(row);
+        }
+        let operand = Rows {
+            a: input,
+            bases: &bases[..count],
+            segments: &self.segments,
+            segment_len: self.segment_len,
+        };
+        let mut tile_out: TileOut = [[0.0; NR]; MR];
+        kernel::tile(level, operand, self.packed.panel(p), &mut tile_out);
+        let columns = p * NR..((p + 1) * NR).min(self.outputs());
+        let bias = &self.packed.bias[columns.clone()];
+        for (acc, &target) in tile_out.iter().zip(&targets[..count]) {
+            let out = &mut output[target + columns.start..target + columns.end];
+            for ((o, &a), &b) in out.iter_mut().zip(acc.iter()).zip(bias) {
+                let mut v = a + b;
+                if skip == Skip::Residual {
+                    v += *o;
+                }
+                *o = if self.relu { v.max(0.0) } else { v };
+            }
         }
     }
 }

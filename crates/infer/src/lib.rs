@@ -53,3 +53,9 @@ pub const WDL_SIZE: usize = 3;
 const PADDED_COLS: usize = BOARD_COLS + 2;
 /// Points of the zero-bordered board.
 const PADDED_POINTS: usize = (BOARD_ROWS + 2) * PADDED_COLS;
+
+/// Threads a batch can be split over: those of rayon's global pool (one per core unless
+/// `RAYON_NUM_THREADS` says otherwise).
+pub fn pool_threads() -> usize {
+    rayon::current_num_threads()
+}

@@ -36,7 +36,7 @@ fn main() {
     );
 
     let start = Instant::now();
-    let fwd = bench_forward(&cfg, eval_batch, seconds);
+    let fwd = bench_forward(&cfg, eval_batch, seconds, fanorona_net::Backend::Native);
     println!(
         "forward batch {eval_batch}: {:.0} evals/s, {:.1} GFLOP/s ({} network_calls, {:.1}s)",
         fwd.evals_per_sec,

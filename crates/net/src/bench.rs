@@ -9,7 +9,7 @@ use fanorona_mcts::{EvalRequest, Evaluator, GameState};
 use fanorona_players::FanoronaState;
 
 use crate::evaluator::NetEvaluator;
-use crate::inference::InferenceModel;
+use crate::inference::{Backend, InferenceModel};
 use crate::model::{NetConfig, POLICY_SIZE, WDL_SIZE};
 use crate::trainer::{TrainBatch, Trainer, TrainerConfig};
 
@@ -85,19 +85,36 @@ fn time_loop(seconds: f64, mut step: impl FnMut()) -> (usize, Duration) {
 }
 
 /// Measures forward-pass throughput of a randomly initialised `cfg` network at `batch`
-/// positions per call on the CPU (flex) device, for about `seconds`.
-pub fn bench_forward(cfg: &NetConfig, batch: usize, seconds: f64) -> BenchResult {
-    bench_forward_on(cfg, batch, seconds, &Device::flex())
+/// positions per call on the CPU with `backend`, for about `seconds`.
+pub fn bench_forward(cfg: &NetConfig, batch: usize, seconds: f64, backend: Backend) -> BenchResult {
+    let model = cpu_model(cfg, backend);
+    time_forward(&model, cfg, batch, seconds)
 }
 
-/// [`bench_forward`] on a chosen device.
+/// A random `cfg` network on the CPU, evaluated by `backend`.
+fn cpu_model(cfg: &NetConfig, backend: Backend) -> InferenceModel {
+    let model = InferenceModel::random(cfg, &Device::flex());
+    let fallback = model.clone();
+    // A network built from a valid config always fits the native path.
+    model.with_backend(backend).unwrap_or(fallback)
+}
+
+/// [`bench_forward`] on a chosen device (burn on a GPU; the CPU's default backend on the CPU).
 pub fn bench_forward_on(
     cfg: &NetConfig,
     batch: usize,
     seconds: f64,
     device: &Device,
 ) -> BenchResult {
-    let model = InferenceModel::random(cfg, device);
+    time_forward(&InferenceModel::random(cfg, device), cfg, batch, seconds)
+}
+
+fn time_forward(
+    model: &InferenceModel,
+    cfg: &NetConfig,
+    batch: usize,
+    seconds: f64,
+) -> BenchResult {
     let planes = random_batch(cfg, batch, 7).planes;
     let (network_calls, elapsed) = time_loop(seconds, || {
         let _ = model.forward(&planes, batch);
@@ -154,8 +171,9 @@ pub fn bench_evaluator(
     cfg: &NetConfig,
     batch: usize,
     seconds: f64,
+    backend: Backend,
 ) -> Result<BenchResult, fanorona_mcts::EvalError> {
-    let evaluator = NetEvaluator::new(InferenceModel::random(cfg, &Device::flex()));
+    let evaluator = NetEvaluator::new(cpu_model(cfg, backend));
     let states = sample_states(batch, 3);
     let requests: Vec<EvalRequest<'_, FanoronaState>> = states
         .iter()

@@ -17,7 +17,7 @@
 //! ones (under 192^3 multiply-adds) on the calling thread.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
@@ -81,11 +81,22 @@ impl std::str::FromStr for Backend {
 }
 
 static DEFAULT_BACKEND: AtomicU8 = AtomicU8::new(0);
+static CHOSEN: AtomicBool = AtomicBool::new(false);
 
 /// Makes `backend` the one [`InferenceModel::new`] and the model loaders use on the CPU from
-/// now on, in this process (the programs set it from `--backend`).
+/// now on, in this process (the programs set it from `--backend`). A choice made here wins
+/// over [`set_configured_backend`].
 pub fn set_default_backend(backend: Backend) {
     DEFAULT_BACKEND.store(u8::from(backend == Backend::Burn), Ordering::Relaxed);
+    CHOSEN.store(true, Ordering::Relaxed);
+}
+
+/// Like [`set_default_backend`], unless that was called already: how a training config's
+/// `inference` key applies without overriding the command line.
+pub fn set_configured_backend(backend: Backend) {
+    if !CHOSEN.load(Ordering::Relaxed) {
+        DEFAULT_BACKEND.store(u8::from(backend == Backend::Burn), Ordering::Relaxed);
+    }
 }
 
 /// The backend new CPU models get (see [`set_default_backend`]; [`Backend::Native`] unless

@@ -54,7 +54,8 @@ pub use error::NetError;
 pub use evaluator::NetEvaluator;
 pub use fanorona_data::container::{self, ContainerError};
 pub use inference::{
-    Backend, HostOutput, InferenceModel, default_backend, device_by_name, set_default_backend,
+    Backend, HostOutput, InferenceModel, default_backend, device_by_name, set_configured_backend,
+    set_default_backend,
 };
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{

@@ -251,6 +251,9 @@ pub struct TrainingSection {
     /// Compute device: `cpu` (burn's pure-Rust flex backend), `cuda` or `wgpu` (those need
     /// the binary built with the matching cargo feature).
     pub device: String,
+    /// How self-play and rating evaluate the network on the CPU: `native` (this project's
+    /// kernels, the default) or `burn`. A GPU `device` always evaluates with burn.
+    pub inference: fanorona_net::Backend,
 }
 
 impl Default for TrainingSection {
@@ -267,6 +270,7 @@ impl Default for TrainingSection {
             steps_per_generation: 0,
             symmetry_augmentation: true,
             device: "cpu".into(),
+            inference: fanorona_net::Backend::Native,
         }
     }
 }

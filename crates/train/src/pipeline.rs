@@ -87,6 +87,7 @@ fn open_run(
     stop: Arc<AtomicBool>,
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
+    fanorona_net::set_configured_backend(config.training.inference);
     let metrics = Metrics::open(&dir.tensorboard_dir());
     let progress = Progress::new(interactive);
     let tables = open_tables(&config, &progress)?;

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use fanorona_net::NetConfig;
 use fanorona_net::bench::{bench_evaluator, bench_forward, bench_train};
+use fanorona_net::{Backend, NetConfig};
 
 /// Arguments of `fanorona bench-net`.
 #[derive(Args, Debug)]
@@ -46,27 +46,45 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         args.seconds > 0.0 && args.seconds <= 600.0,
         "--seconds must be in (0, 600]"
     );
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = fanorona_infer::pool_threads();
+    let level = fanorona_infer::SimdLevel::detect();
+    let peak = fanorona_infer::kernel::measure_peak_gflops(threads, args.seconds.min(2.0));
     println!(
-        "network {} blocks x {} channels (global pooling every {}), {:.1} MFLOP per evaluation, CPU (flex), {threads} threads",
+        "network {} blocks x {} channels (global pooling every {}), {:.1} MFLOP per evaluation",
         cfg.blocks,
         cfg.channels,
         cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
     );
-    println!("{:>7}  {:>12}  {:>9}", "batch", "evals/s", "GFLOP/s");
-    let mut raw64 = None;
+    println!(
+        "CPU: {threads} threads, native kernels {level}, measured fp32 peak {peak:.0} GFLOP/s (all threads at once)"
+    );
+    let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
+    let mut native64 = None;
     for batch in [1, 8, 64, 256] {
-        let r = bench_forward(&cfg, batch, args.seconds);
-        println!("{batch:>7}  {:>12.0}  {:>9.1}", r.evals_per_sec, r.gflops);
+        let burn = bench_forward(&cfg, batch, args.seconds, Backend::Burn);
+        let native = bench_forward(&cfg, batch, args.seconds, Backend::Native);
+        println!(
+            "batch {batch}: burn {:.0} evals/s, native {:.0} evals/s, {:.2}x",
+            burn.evals_per_sec,
+            native.evals_per_sec,
+            native.evals_per_sec / burn.evals_per_sec.max(1e-9)
+        );
+        println!(
+            "    GFLOP/s: burn {:.1} ({:.0}% of peak), native {:.1} ({:.0}% of peak)",
+            burn.gflops,
+            share(burn.gflops),
+            native.gflops,
+            share(native.gflops)
+        );
         if batch == 64 {
-            raw64 = Some(r.evals_per_sec);
+            native64 = Some(native.evals_per_sec);
         }
     }
-    let full = bench_evaluator(&cfg, 64, args.seconds)?;
-    let share = raw64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
+    let full = bench_evaluator(&cfg, 64, args.seconds, Backend::Native)?;
+    let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     println!(
-        "full evaluation path at batch 64 (encode + forward + legal-move softmax): {:.0} evals/s, {share:.0}% of the raw forward pass",
+        "full evaluation path at batch 64, native (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
         full.evals_per_sec
     );
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
