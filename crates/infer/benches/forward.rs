@@ -15,6 +15,13 @@ fn forward(c: &mut Criterion) {
                 let planes = random_planes(16, batch, 2);
                 let mut policy = vec![0.0; batch * net.policy_size()];
                 let mut wdl = vec![0.0; batch * 3];
+                // A fast but wrong forward pass must not pass: the WDL rows are distributions.
+                net.forward(&planes, batch, &mut policy, &mut wdl).unwrap();
+                assert!(
+                    wdl.chunks(3)
+                        .all(|p| (p.iter().sum::<f32>() - 1.0).abs() < 1e-4),
+                    "{level} batch {batch}: win/draw/loss rows do not sum to 1"
+                );
                 group.throughput(Throughput::Elements(batch as u64));
                 group.bench_function(BenchmarkId::new(level.name(), batch), |b| {
                     b.iter(|| net.forward(&planes, batch, &mut policy, &mut wdl).unwrap())

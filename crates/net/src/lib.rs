@@ -3,7 +3,9 @@
 //!
 //! Built on burn 0.22. Devices are chosen at run time: [`Device::flex()`] is the pure-Rust CPU
 //! backend, always available; the `cuda` and `wgpu` cargo features add `Device::cuda(0)` and
-//! `Device::wgpu(..)`. Training enables autodiff on the device itself.
+//! `Device::wgpu(..)`. Training enables autodiff on the device itself. On the CPU, evaluation
+//! runs on the project's own kernels (`fanorona-infer`) unless [`Backend::Burn`] is chosen
+//! (see [`inference`]).
 //!
 //! ```no_run
 //! use fanorona_net::{Device, NetConfig, TrainBatch, Trainer, TrainerConfig, ExportMeta};
