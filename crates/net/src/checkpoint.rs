@@ -485,4 +485,32 @@ mod tests {
             })
         ));
     }
+
+    /// A model file whose config says one shape and whose weights have another is refused
+    /// when it is loaded, naming the weights, not at its first evaluation.
+    #[test]
+    fn a_model_whose_shapes_do_not_fit_is_refused_at_load() {
+        let dir = TempDir::new("net");
+        let small = NetConfig::new().with_blocks(1).with_channels(8);
+        let model = InferenceModel::random(&small, &Device::flex());
+        let weights = weights_to_bytes(&dir.join("w"), model.model().clone()).unwrap();
+        let meta = encode_meta(&dir.join("m"), &ExportMeta::default()).unwrap();
+        for (name, config) in [
+            ("channels", small.clone().with_channels(12)),
+            ("blocks", small.clone().with_blocks(2)),
+            ("pooling", small.clone().with_global_pool_every(1)),
+        ] {
+            let path = dir.join(format!("{name}.fnm"));
+            let payload = SectionWriter::new()
+                .section("config", &config_json(&config))
+                .section("meta", &meta)
+                .section("weights", &weights)
+                .finish();
+            container::write_atomic(&path, &MODEL_MAGIC, MODEL_VERSION, &payload).unwrap();
+            match load_exported(&path) {
+                Err(NetError::Record { what, .. }) => assert_eq!(what, "weights", "{name}"),
+                other => panic!("{name}: expected a weights error, got {other:?}"),
+            }
+        }
+    }
 }
