@@ -172,14 +172,14 @@ fn sample(stones: usize, count: usize, counters: std::ops::RangeInclusive<u32>, 
 
 #[test]
 fn sampled_four_stone_positions_at_random_counters() {
-    sample(4, 2000, 0..=LIMIT, 20261201);
+    sample(4, 1200, 0..=LIMIT, 20261201);
 }
 
 /// Near the limit, so that the forward search stays small; the counter resets after a capture,
 /// so the 4-stone positions behind every capture are still searched at full depth.
 #[test]
 fn sampled_five_stone_positions_at_late_counters() {
-    sample(5, 1000, LIMIT - 3..=LIMIT + 1, 20261202);
+    sample(5, 400, LIMIT - 3..=LIMIT + 1, 20261202);
 }
 
 fn for_each_subset(points: &[Point], k: usize, f: &mut dyn FnMut(Bitboard)) {
