@@ -18,8 +18,10 @@ pub struct MctsConfig {
     /// Simulations for each decision step (a turn with a capture chain has several steps).
     pub simulations: u32,
     /// If set, think about this many milliseconds per turn instead of a fixed number of
-    /// simulations: each step of the turn gets half the time left (at least one batch of
-    /// [`MctsConfig::TIME_CHUNK`] simulations).
+    /// simulations. A step whose every legal action ends the turn gets all the time left, one
+    /// after which the chain may go on gets half, a forced step (one legal action) one batch of
+    /// [`MctsConfig::TIME_CHUNK`] simulations; a step stops early when one more batch would
+    /// overrun its share.
     pub millis: Option<u64>,
     /// PUCT exploration constant. With uniform priors `1/n` over `n` actions the exploration
     /// term is `c * sqrt(N) / (n (1 + N_a))`, so this is larger than a UCT constant.
@@ -122,6 +124,46 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
     }
 }
 
+/// How much of a turn's remaining time one step decision gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepShare {
+    /// One legal action: nothing to think about (one chunk of simulations, for the value).
+    Forced,
+    /// Every legal action ends the turn: this is the turn's last decision, it gets all of it.
+    Last,
+    /// The turn may go on after this step: half, the rest kept for the steps after it.
+    Open,
+}
+
+impl StepShare {
+    fn of(self, remaining: Duration) -> Duration {
+        match self {
+            StepShare::Forced => Duration::ZERO,
+            StepShare::Last => remaining,
+            StepShare::Open => remaining / 2,
+        }
+    }
+}
+
+/// Whether the step decision at `state` is forced, the turn's last, or may be followed by more.
+fn step_share(state: &FanoronaState) -> StepShare {
+    let mut legal = Vec::new();
+    fanorona_mcts::GameState::legal_actions(state, &mut legal);
+    if legal.len() <= 1 {
+        return StepShare::Forced;
+    }
+    let ends_turn = |action: &Action| {
+        let mut next = state.clone();
+        fanorona_mcts::GameState::apply(&mut next, *action);
+        next.position().is_turn_start()
+    };
+    if legal.iter().all(ends_turn) {
+        StepShare::Last
+    } else {
+        StepShare::Open
+    }
+}
+
 impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
     fn name(&self) -> &str {
         &self.name
@@ -167,9 +209,11 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                     .cloned(),
                 Some(deadline) => {
                     let now = Instant::now();
-                    let step_end = now + deadline.saturating_duration_since(now) / 2;
+                    let remaining = deadline.saturating_duration_since(now);
+                    let step_end = now + step_share(search.root_state()).of(remaining);
                     let mut last = None;
                     loop {
+                        let chunk_start = Instant::now();
                         let chunk = search
                             .run_with(&self.evaluator, MctsConfig::TIME_CHUNK)
                             .map_err(|e| PlayerError::Evaluation(e.to_string()))?
@@ -177,7 +221,10 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                         let Some(chunk) = chunk else { break };
                         total += u64::from(chunk.simulations);
                         last = Some(chunk);
-                        if Instant::now() >= step_end {
+                        // Stop when another chunk like this one would end past the step's
+                        // share, so that the turn keeps to its budget.
+                        let now = Instant::now();
+                        if now + (now - chunk_start) >= step_end {
                             break;
                         }
                     }

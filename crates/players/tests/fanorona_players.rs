@@ -378,3 +378,27 @@ fn mcts_limits() {
     assert!(player.choose(&g, Some(Limit::Depth(3))).is_err());
     assert!(player.choose(&g, Some(Limit::Simulations(0))).is_err());
 }
+
+/// A timed MCTS player spends a turn's whole budget on a step whose every action ends the turn
+/// (it used to stop at half), and none on a forced step.
+#[test]
+fn timed_mcts_spends_its_budget_where_there_is_a_choice() {
+    // Two lone stones far apart: paika moves only, so every step ends the turn.
+    let open = game("W8/9/9/9/8B w");
+    let mut player = MctsPlayer::new(MctsConfig::default());
+    let choice = player.choose(&open, Some(Limit::Millis(300))).unwrap();
+    assert!(
+        choice.info.elapsed >= std::time::Duration::from_millis(225),
+        "a one-step turn searched only {:?} of 300 ms",
+        choice.info.elapsed
+    );
+    // One capture (a1 approaches c1) and captures are compulsory: a forced step.
+    let forced = game("9/9/9/9/W1B6 w");
+    let choice = player.choose(&forced, Some(Limit::Millis(300))).unwrap();
+    assert_eq!(choice.turn.to_string(), "a1b1a");
+    assert!(
+        choice.info.elapsed < std::time::Duration::from_millis(150),
+        "a forced step took {:?}",
+        choice.info.elapsed
+    );
+}
