@@ -149,6 +149,21 @@ impl SimdLevel {
     }
 }
 
+/// Calls `$kernel::<M>` with `M` the tile's row count (1 to [`MR`]), so that each count gets
+/// a kernel with its accumulators in registers.
+macro_rules! by_row_count {
+    ($kernel:ident, $rows:expr, $panel:expr, $out:expr) => {
+        match $rows.bases.len() {
+            1 => $kernel::<1>($rows, $panel, $out),
+            2 => $kernel::<2>($rows, $panel, $out),
+            3 => $kernel::<3>($rows, $panel, $out),
+            4 => $kernel::<4>($rows, $panel, $out),
+            5 => $kernel::<5>($rows, $panel, $out),
+            _ => $kernel::<MR>($rows, $panel, $out),
+        }
+    };
+}
+
 mod portable {
     use super::{MR, NR, Rows, TileOut};
 
@@ -170,14 +185,7 @@ mod portable {
     }
 
     pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
-        match rows.bases.len() {
-            1 => tile_rows::<1>(rows, panel, out),
-            2 => tile_rows::<2>(rows, panel, out),
-            3 => tile_rows::<3>(rows, panel, out),
-            4 => tile_rows::<4>(rows, panel, out),
-            5 => tile_rows::<5>(rows, panel, out),
-            _ => tile_rows::<MR>(rows, panel, out),
-        }
+        by_row_count!(tile_rows, rows, panel, out)
     }
 
     fn tile_rows<const M: usize>(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
@@ -245,16 +253,7 @@ mod avx2 {
         // SAFETY: the caller checked that the CPU has AVX2 and FMA, and (`Rows::fits`) that
         // every row's segments lie inside `rows.a`, that the panel holds `K x NR` floats and
         // that there are 1 to MR rows: every pointer the kernel forms stays in bounds.
-        unsafe {
-            match rows.bases.len() {
-                1 => tile_rows::<1>(rows, panel, out),
-                2 => tile_rows::<2>(rows, panel, out),
-                3 => tile_rows::<3>(rows, panel, out),
-                4 => tile_rows::<4>(rows, panel, out),
-                5 => tile_rows::<5>(rows, panel, out),
-                _ => tile_rows::<MR>(rows, panel, out),
-            }
-        }
+        unsafe { by_row_count!(tile_rows, rows, panel, out) }
     }
 
     /// # Safety

@@ -117,3 +117,16 @@ pub fn random_planes(planes: usize, batch: usize, seed: u64) -> Vec<f32> {
         .map(|_| if noise.next() < -0.4 { 1.0 } else { 0.0 })
         .collect()
 }
+
+/// The largest absolute difference between two equally long arrays.
+///
+/// # Panics
+///
+/// If the lengths differ.
+pub fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "compared arrays differ in length");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}

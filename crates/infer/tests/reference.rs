@@ -2,7 +2,7 @@
 //! (channel-major planes, direct convolutions with bounds checks, flatten, linear layers), one
 //! position at a time.
 
-use fanorona_infer::testing::{Shape, random_planes, random_weights};
+use fanorona_infer::testing::{Shape, largest_difference, random_planes, random_weights};
 use fanorona_infer::{ConvWeights, LinearWeights, NativeNet, SimdLevel, Weights};
 use proptest::prelude::*;
 
@@ -84,14 +84,6 @@ fn reference(w: &Weights, planes: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
     let sum: f32 = exp.iter().sum();
     (policy, exp.iter().map(|e| e / sum).collect())
-}
-
-fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 /// Runs `net` and the reference on `batch` random positions; returns the largest difference

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use burn::tensor::Device;
+use fanorona_infer::testing::largest_difference;
 use fanorona_infer::{NativeNet, SimdLevel};
 use fanorona_mcts::EvalRequest;
 use fanorona_net::bench::{random_batch, sample_states};
@@ -13,14 +14,6 @@ use fanorona_net::{Backend, InferenceModel, NetConfig, POLICY_SIZE, WDL_SIZE, lo
 use fanorona_players::FanoronaState;
 
 const TOLERANCE: f32 = 1e-4;
-
-fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
-}
 
 /// The burn model, and one native network per kernel level built from its weights.
 fn both(model: &InferenceModel) -> (InferenceModel, Vec<NativeNet>) {
