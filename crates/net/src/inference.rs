@@ -133,11 +133,7 @@ impl InferenceModel {
     /// [`Self::try_new`] reports that instead.
     pub fn new(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
         let burn = Self::on_burn(config, model, device);
-        if burn.device != Device::flex() || default_backend() == Backend::Burn {
-            return burn;
-        }
-        let fallback = burn.clone();
-        burn.with_backend(Backend::Native).unwrap_or(fallback)
+        burn.clone().on_default_backend().unwrap_or(burn)
     }
 
     /// Like [`Self::new`], with a network that does not fit the native path an error.
@@ -146,11 +142,15 @@ impl InferenceModel {
         model: FanoronaNet,
         device: &Device,
     ) -> Result<Self, NetError> {
-        let burn = Self::on_burn(config, model, device);
-        if burn.device != Device::flex() || default_backend() == Backend::Burn {
-            return Ok(burn);
+        Self::on_burn(config, model, device).on_default_backend()
+    }
+
+    /// The default backend on the CPU, burn on any other device.
+    fn on_default_backend(self) -> Result<Self, NetError> {
+        if self.device != Device::flex() || default_backend() == Backend::Burn {
+            return Ok(self);
         }
-        burn.with_backend(Backend::Native)
+        self.with_backend(Backend::Native)
     }
 
     fn on_burn(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
