@@ -41,6 +41,8 @@ enum Command {
     Perft(commands::perft::PerftArgs),
     /// Play a match between two players and report the score and Elo difference.
     Pit(commands::pit::PitArgs),
+    /// Place players, checkpoints and a run's history on one Elo scale (games stored and reused).
+    Rate(commands::rate::RateArgs),
     /// Run a player behind a line protocol on standard input and output.
     Engine(commands::engine::EngineArgs),
     /// Serve the web page and JSON API for playing against the computer.
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => commands::train::run_selfplay(&args),
         Command::Perft(args) => commands::perft::run(&args),
         Command::Pit(args) => commands::pit::run(&args),
+        Command::Rate(args) => commands::rate::run(&args),
         Command::Engine(args) => commands::engine::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
         Command::Play(args) => commands::play::run(&args),

@@ -131,7 +131,7 @@ fn games_file_replays_legally() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with("# fanorona-pit-games v1\n"));
+    assert!(text.starts_with("# fanorona-pit-games v2\n"));
     // The last line is the checksum of everything before it.
     let body_end = text.trim_end().rfind('\n').unwrap() + 1;
     let crc = crc32fast::hash(&text.as_bytes()[..body_end]);
@@ -141,7 +141,7 @@ fn games_file_replays_legally() {
     assert_eq!(games.len(), 4);
     for (i, line) in games.iter().enumerate() {
         let fields: Vec<&str> = line.split(" | ").collect();
-        assert_eq!(fields.len(), 4, "{line}");
+        assert_eq!(fields.len(), 5, "{line}");
         let head: Vec<&str> = fields[0].split(' ').collect();
         assert_eq!(head[0], (i + 1).to_string());
         let (white, black) = if i % 2 == 0 { ("A", "B") } else { ("B", "A") };
@@ -160,6 +160,14 @@ fn games_file_replays_legally() {
         assert_eq!(
             fields[3],
             format!("{} {}", outcome.score(), outcome.reason_tag()),
+            "{line}"
+        );
+        // One think time per turn after the 3-turn opening.
+        let times: Vec<&str> = fields[4].split(' ').collect();
+        assert_eq!(times[0], "ms", "{line}");
+        assert_eq!(times.len() - 1, fields[2].split(' ').count() - 3, "{line}");
+        assert!(
+            times[1..].iter().all(|t| t.parse::<u32>().is_ok()),
             "{line}"
         );
     }

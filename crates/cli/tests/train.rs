@@ -87,6 +87,35 @@ fn train_export_and_play_the_network_in_pit() {
         + json["draws"].as_u64().unwrap()
         + json["losses"].as_u64().unwrap();
     assert_eq!(played, 2, "{json}");
+
+    // Rate the run's checkpoints on one scale and chart them against training time; the
+    // exported model is the newest checkpoint's network, so it is rated once.
+    let chart = dir.join("elo.svg");
+    let out = run(bin()
+        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
+        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
+        .arg(&dir)
+        .arg("--plot")
+        .arg(&chart)
+        .arg(&model));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is the same player as"), "{stderr}");
+    let checkpoints: Vec<&serde_json::Value> = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["steps"].is_u64())
+        .collect();
+    let on_disk = names(&dir.join("checkpoints"), ".ckpt").len();
+    assert_eq!(checkpoints.len(), on_disk, "{json}");
+    for c in &checkpoints {
+        assert!(c["training_seconds"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(c["spec"].as_str().unwrap().ends_with(",sims=4"), "{c}");
+    }
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert_eq!(svg.matches("<circle").count(), on_disk, "{svg}");
+    assert!(dir.join("rating-games").is_dir());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

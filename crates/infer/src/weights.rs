@@ -65,6 +65,52 @@ pub struct Weights {
     pub value_fc2: LinearWeights,
 }
 
+impl Weights {
+    /// A 64-bit digest of every shape and every weight's bits (FNV-1a), in layer order: two
+    /// models that compute the same function from the same numbers share it, whatever file
+    /// they came from. Not for security.
+    pub fn fingerprint(&self) -> u64 {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |word: u64| {
+            for byte in word.to_le_bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        let mut layer = |shape: [usize; 3], weight: &[f32], bias: &[f32]| {
+            shape.iter().for_each(|&d| eat(d as u64));
+            weight
+                .iter()
+                .chain(bias)
+                .for_each(|w| eat(u64::from(w.to_bits())));
+        };
+        fn conv(c: &ConvWeights) -> ([usize; 3], &[f32], &[f32]) {
+            ([c.inputs, c.outputs, c.kernel], &c.weight, &c.bias)
+        }
+        fn linear(l: &LinearWeights) -> ([usize; 3], &[f32], &[f32]) {
+            ([l.inputs, l.outputs, 0], &l.weight, &l.bias)
+        }
+        let mut layers = vec![conv(&self.stem)];
+        for b in &self.blocks {
+            layers.push(conv(&b.first));
+            if let Some(g) = &b.global_pool {
+                layers.push(linear(g));
+            }
+            layers.push(conv(&b.second));
+        }
+        layers.extend([
+            conv(&self.policy_conv),
+            linear(&self.policy_fc),
+            conv(&self.value_conv),
+            linear(&self.value_fc1),
+            linear(&self.value_fc2),
+        ]);
+        for (shape, weight, bias) in layers {
+            layer(shape, weight, bias);
+        }
+        hash
+    }
+}
+
 /// Why a set of weights cannot run: the layer and what does not fit.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("layer `{layer}`: {problem}")]

@@ -261,6 +261,50 @@ pub fn load_exported_on(
     Ok((InferenceModel::try_new(config, model, &device)?, meta))
 }
 
+/// Loads the network of a checkpoint onto the CPU for play: the config and the weights only
+/// (the optimizer state is not decoded).
+pub fn load_checkpoint_model(path: &Path) -> Result<InferenceModel, NetError> {
+    let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
+    let sections = Sections::parse(path, &payload)?;
+    let config: TrainerConfig = decode_config(path, sections.require("config")?)?;
+    let device = Device::flex().without_autodiff();
+    let model = weights_from_bytes(path, &config.net, sections.require("weights")?, &device)?;
+    InferenceModel::try_new(config.net, model, &device)
+}
+
+/// The `extra` bytes of a checkpoint (the training loop's state), without decoding the rest.
+pub fn checkpoint_extra(path: &Path) -> Result<Vec<u8>, NetError> {
+    let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
+    let sections = Sections::parse(path, &payload)?;
+    Ok(sections.require("extra")?.to_vec())
+}
+
+/// The identity of the network in a model file of either kind: the fingerprint of its folded
+/// weights ([`fanorona_infer::Weights::fingerprint`]). An exported model and the checkpoint it
+/// came from share it, a checkpoint re-saved with a new run state keeps it, and different
+/// weights change it.
+pub fn weights_fingerprint(path: &Path) -> Result<u64, NetError> {
+    Ok(load_model_file(path)?.native_weights()?.fingerprint())
+}
+
+fn file_is_checkpoint(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok()
+        && magic == CHECKPOINT_MAGIC
+}
+
+/// Loads a model for play from either kind of file, told apart by its magic: an exported model
+/// (`*.fnm`) or a training checkpoint (`*.ckpt`).
+pub fn load_model_file(path: &Path) -> Result<InferenceModel, NetError> {
+    if file_is_checkpoint(path) {
+        load_checkpoint_model(path)
+    } else {
+        Ok(load_exported(path)?.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +338,21 @@ mod tests {
 
         let (mut loaded, extra) = Trainer::load_checkpoint(&path, &Device::flex()).unwrap();
         assert_eq!(extra, b"loop state");
+        assert_eq!(checkpoint_extra(&path).unwrap(), b"loop state");
+        // The fingerprint follows the weights, not the rest of the file.
+        let print = weights_fingerprint(&path).unwrap();
+        trainer.save_checkpoint(&path, b"other state").unwrap();
+        assert_eq!(weights_fingerprint(&path).unwrap(), print);
+        // ... and an exported model of the same network shares it.
+        let model_path = dir.path().join("a.fnm");
+        trainer.export(&model_path, &ExportMeta::default()).unwrap();
+        assert_eq!(weights_fingerprint(&model_path).unwrap(), print);
+        // For play, a checkpoint loads like an exported model: the same network.
+        let played = load_model_file(&path).unwrap();
+        assert_eq!(
+            played.forward(&batch.planes, batch.batch_size),
+            outputs(&trainer, &batch)
+        );
         assert_eq!(loaded.steps(), 5);
         assert_eq!(loaded.config().net, trainer.config().net);
         assert_eq!(outputs(&loaded, &batch), outputs(&trainer, &batch));
@@ -306,6 +365,9 @@ mod tests {
         }
         assert_eq!(loaded.steps(), 8);
         assert_eq!(outputs(&loaded, &batch), outputs(&trainer, &batch));
+        // Trained further, it is another network.
+        loaded.save_checkpoint(&path, b"later").unwrap();
+        assert_ne!(weights_fingerprint(&path).unwrap(), print);
     }
 
     #[test]

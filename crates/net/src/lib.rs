@@ -48,8 +48,9 @@ const _: () = assert!(encoding::ACTION_COUNT == model::POLICY_SIZE);
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    CHECKPOINT_MAGIC, CHECKPOINT_VERSION, ExportMeta, MODEL_MAGIC, MODEL_VERSION, export,
-    export_model, load_exported, load_exported_on,
+    CHECKPOINT_MAGIC, CHECKPOINT_VERSION, ExportMeta, MODEL_MAGIC, MODEL_VERSION, checkpoint_extra,
+    export, export_model, load_checkpoint_model, load_exported, load_exported_on, load_model_file,
+    weights_fingerprint,
 };
 pub use chooser::{NetChooser, chooser_for};
 pub use error::NetError;

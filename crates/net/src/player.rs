@@ -1,7 +1,7 @@
 //! The network player: MCTS guided by the network (`net:path=model.fnm,sims=200`), registered
 //! as the `net` kind of the player [`Registry`] ([`player_registry`]).
 //!
-//! Spec keys: `path` (an exported model, required), `sims` (simulations per step, default
+//! Spec keys: `path` (an exported model or a training checkpoint, required), `sims` (simulations per step, default
 //! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
 //! `batch` (leaves per network call, default 8), `seed`, `tb` (endgame tables on/off) and
 //! `backend` (`native` or `burn`; default: the process's, see
@@ -15,7 +15,7 @@ use fanorona_players::{
     BuildError, MctsConfig, MctsPlayer, Player, PlayerKind, PlayerSpec, Registry, SpecError,
 };
 
-use crate::checkpoint::load_exported;
+use crate::checkpoint::load_model_file;
 use crate::error::NetError;
 use crate::evaluator::NetEvaluator;
 use crate::inference::{Backend, InferenceModel};
@@ -97,7 +97,7 @@ fn model_path(spec: &PlayerSpec) -> Result<&str, SpecError> {
     spec.get("path").ok_or_else(|| SpecError::MissingKey {
         kind: spec.kind().to_string(),
         key: "path",
-        what: "an exported model file, net:path=<file>",
+        what: "a model file (exported or a checkpoint), net:path=<file>",
     })
 }
 
@@ -143,7 +143,8 @@ pub fn player_registry() -> Registry {
     registry
 }
 
-/// Load an exported model, or reuse the copy already loaded from the same path.
+/// Load a model file (exported, or a training checkpoint), or reuse the copy already loaded
+/// from the same path.
 pub fn load_model_cached(path: &Path) -> Result<InferenceModel, NetError> {
     static MODELS: OnceLock<Mutex<HashMap<PathBuf, InferenceModel>>> = OnceLock::new();
     let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
@@ -151,7 +152,7 @@ pub fn load_model_cached(path: &Path) -> Result<InferenceModel, NetError> {
     if let Some(model) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(model);
     }
-    let (model, _) = load_exported(path)?;
+    let model = load_model_file(path)?;
     if let Ok(mut m) = cache.lock() {
         m.insert(key, model.clone());
     }

@@ -17,10 +17,16 @@
 //! - **Runaway guard**: the no-progress rule ends every game, but a game still running after
 //!   [`MatchConfig::max_turns`] turns (possible when that rule is switched off) is stopped and
 //!   scored as a draw, counted under [`MatchResult::turn_limit_draws`].
+//! - **Think time**: every turn a player chooses is timed ([`MatchGame::think_ms`]), so a match
+//!   can say how much of its budget each player really used.
+//! - **Extending a match**: with [`MatchConfig::first_game`] = `k`, only games `k..games` are
+//!   played; since a game depends only on the seed and its number, they are the games a longer
+//!   match would have had there (the rating store adds games to a stored match this way).
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
+use std::time::Instant;
 
 use fanorona_engine::{Color, DrawReason, Game, IllegalTurn, Outcome, Position, Rules, Turn};
 use rand::rngs::SmallRng;
@@ -46,6 +52,8 @@ pub struct MatchConfig {
     pub rules: Rules,
     /// A game still running after this many turns (opening included) is stopped as a draw.
     pub max_turns: u32,
+    /// The first game to play (0-based): games before it are not played (see the module docs).
+    pub first_game: u32,
 }
 
 impl MatchConfig {
@@ -65,6 +73,7 @@ impl Default for MatchConfig {
             opening_plies: 4,
             rules: Rules::default(),
             max_turns: Self::DEFAULT_MAX_TURNS,
+            first_game: 0,
         }
     }
 }
@@ -161,6 +170,8 @@ pub struct MatchGame {
     pub opening_turns: u32,
     /// The game: the start position and every turn, opening included.
     pub session: GameSession,
+    /// Milliseconds each player took to choose each turn after the opening, in turn order.
+    pub think_ms: Vec<u32>,
 }
 
 impl MatchGame {
@@ -188,6 +199,16 @@ impl MatchGame {
         }
     }
 
+    /// The think times of `side`'s turns, in milliseconds, in order.
+    pub fn think_ms_of(&self, side: Side) -> impl Iterator<Item = u32> + '_ {
+        let first = self.opening_turns as usize;
+        self.think_ms
+            .iter()
+            .enumerate()
+            .filter(move |&(i, _)| self.side_of(self.session.side_of_turn(first + i)) == side)
+            .map(|(_, &ms)| ms)
+    }
+
     /// The player who had `color`.
     pub fn side_of(&self, color: Color) -> Side {
         if color == self.a_color {
@@ -211,21 +232,28 @@ impl MatchGame {
     /// The game as one line of a games file, fields separated by `" | "`:
     ///
     /// ```text
-    /// <game number> white=<A|B> black=<A|B> opening=<K> | <start position> | <turn> <turn> ... | <result> <reason>
+    /// <game number> white=<A|B> black=<A|B> opening=<K> | <start position> | <turn> <turn> ... | <result> <reason> | ms <t> <t> ...
     /// ```
     ///
     /// The game number is 1-based; the start position and the turns are in the notation of
     /// docs/rules.md, the turns separated by single spaces (the first `K` are the random opening);
     /// the result is `1-0`, `0-1`, `1/2-1/2` or `*` (stopped), and the reason is one of
-    /// [`MatchGame::reason`]'s tags. Example:
+    /// [`MatchGame::reason`]'s tags; the last field is the think time of every turn after the
+    /// opening in milliseconds. Example:
     ///
     /// ```text
-    /// 1 white=A black=B opening=2 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a ... | 1-0 all-captured
+    /// 1 white=A black=B opening=2 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a ... | 1-0 all-captured | ms 212 498 ...
     /// ```
+    ///
+    /// [`crate::games_file`] reads it back.
     pub fn to_line(&self) -> String {
         let turns: Vec<String> = self.turns().iter().map(Turn::to_string).collect();
+        let mut times = String::from("ms");
+        for ms in &self.think_ms {
+            times.push_str(&format!(" {ms}"));
+        }
         format!(
-            "{} white={} black={} opening={} | {} | {} | {} {}",
+            "{} white={} black={} opening={} | {} | {} | {} {} | {times}",
             self.index + 1,
             self.side_of(Color::White),
             self.side_of(Color::Black),
@@ -373,11 +401,13 @@ fn play_game(
         a_color,
         opening_turns: opening.len() as u32,
         session,
+        think_ms: Vec::new(),
     };
     while record.turns().len() < config.max_turns as usize && record.outcome().is_none() {
         let color = record.session.position().side_to_move();
         let side = record.side_of(color);
         let player: &mut Box<dyn Player> = if side == Side::A { &mut a } else { &mut b };
+        let started = Instant::now();
         let choice = player
             .choose(record.session.game(), None)
             .map_err(|source| MatchError::Player {
@@ -386,6 +416,8 @@ fn play_game(
                 name: player.name().to_string(),
                 source,
             })?;
+        let ms = started.elapsed().as_millis();
+        record.think_ms.push(u32::try_from(ms).unwrap_or(u32::MAX));
         let position = record.session.position().to_string();
         record
             .session
@@ -411,12 +443,12 @@ pub fn play_match(
     make_b: &PlayerFactory<'_>,
     mut on_game: impl FnMut(&MatchGame, &MatchScore),
 ) -> Result<MatchResult, MatchError> {
-    let next = AtomicU32::new(0);
+    let next = AtomicU32::new(config.first_game);
     let abort = AtomicBool::new(false);
     let threads = config
         .threads
         .clamp(1, MatchConfig::MAX_THREADS)
-        .min(config.games.max(1) as usize);
+        .min(config.games.saturating_sub(config.first_game).max(1) as usize);
     let (sender, receiver) = mpsc::channel::<Result<MatchGame, MatchError>>();
     let mut records: Vec<MatchGame> = Vec::new();
     let mut running = MatchScore::default();
@@ -475,4 +507,84 @@ pub fn play_match(
         result.add(record);
     }
     Ok(result)
+}
+
+/// How long one player took per turn over some games, against its budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThinkStats {
+    /// Turns timed.
+    pub turns: usize,
+    /// Mean milliseconds per turn.
+    pub mean_ms: f64,
+    /// Median milliseconds per turn.
+    pub median_ms: u32,
+    /// Longest turn in milliseconds.
+    pub max_ms: u32,
+    /// The budget per turn, if the player has one (`ms=` in its spec).
+    pub budget_ms: Option<u64>,
+    /// Turns that took more than [`ThinkStats::TOLERANCE`] times the budget.
+    pub over: usize,
+}
+
+impl ThinkStats {
+    /// How far past its budget a turn may run before it counts as an overrun: 10%.
+    pub const TOLERANCE: f64 = 1.10;
+    /// Share of overrunning turns above which a player is flagged: 1%.
+    pub const FLAG_SHARE: f64 = 0.01;
+
+    /// The think times of `side` in `games`, against `budget_ms`; `None` when no turn was
+    /// timed (version 1 games files carry no times).
+    pub fn of(games: &[MatchGame], side: Side, budget_ms: Option<u64>) -> Option<ThinkStats> {
+        let mut times: Vec<u32> = games.iter().flat_map(|g| g.think_ms_of(side)).collect();
+        Self::from_times(&mut times, budget_ms)
+    }
+
+    /// Statistics of `times` (reordered); `None` when empty.
+    pub fn from_times(times: &mut [u32], budget_ms: Option<u64>) -> Option<ThinkStats> {
+        if times.is_empty() {
+            return None;
+        }
+        times.sort_unstable();
+        let total: u64 = times.iter().map(|&t| u64::from(t)).sum();
+        let over = budget_ms.map_or(0, |b| {
+            times
+                .iter()
+                .filter(|&&t| f64::from(t) > Self::TOLERANCE * b as f64)
+                .count()
+        });
+        Some(ThinkStats {
+            turns: times.len(),
+            mean_ms: total as f64 / times.len() as f64,
+            median_ms: times[times.len() / 2],
+            max_ms: times[times.len() - 1],
+            budget_ms,
+            over,
+        })
+    }
+
+    /// Whether the player overran its budget: its mean turn took more than 10% over the
+    /// budget, or more than 1% of its turns did.
+    pub fn overran(&self) -> bool {
+        self.budget_ms.is_some_and(|b| {
+            self.mean_ms > Self::TOLERANCE * b as f64
+                || self.over as f64 > Self::FLAG_SHARE * self.turns as f64
+        })
+    }
+
+    /// `mean 312 ms, median 298, max 540 (budget 500, 3 turns over 10%)`.
+    pub fn summary(&self) -> String {
+        let mut text = format!(
+            "mean {:.0} ms, median {}, max {}",
+            self.mean_ms, self.median_ms, self.max_ms
+        );
+        if let Some(b) = self.budget_ms {
+            text.push_str(&format!(
+                " (budget {b}, {} of {} turns over it by more than 10%{})",
+                self.over,
+                self.turns,
+                if self.overran() { ": OVERRUN" } else { "" }
+            ));
+        }
+        text
+    }
 }

@@ -35,10 +35,12 @@
 mod alphabeta;
 pub mod arena;
 pub mod elo;
+pub mod games_file;
 mod greedy;
 pub mod levels;
 mod player;
 mod random;
+pub mod rating;
 mod registry;
 pub mod session;
 mod spec;

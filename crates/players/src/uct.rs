@@ -19,9 +19,10 @@ pub struct MctsConfig {
     pub simulations: u32,
     /// If set, think about this many milliseconds per turn instead of a fixed number of
     /// simulations. A step whose every legal action ends the turn gets all the time left, one
-    /// after which the chain may go on gets half, a forced step (one legal action) one batch of
-    /// [`MctsConfig::TIME_CHUNK`] simulations; a step stops early when one more batch would
-    /// overrun its share.
+    /// after which the chain may go on gets half, a forced step (one legal action) one batch
+    /// ([`MctsConfig::batch_size`] simulations); a step runs as many simulations as the
+    /// measured rate says fit in its share, looking at the clock at least every
+    /// [`MctsConfig::TIME_CHUNK`] simulations.
     pub millis: Option<u64>,
     /// PUCT exploration constant. With uniform priors `1/n` over `n` actions the exploration
     /// term is `c * sqrt(N) / (n (1 + N_a))`, so this is larger than a UCT constant.
@@ -38,7 +39,7 @@ impl MctsConfig {
     pub const DEFAULT_SIMULATIONS: u32 = 800;
     /// Default exploration constant.
     pub const DEFAULT_C_PUCT: f32 = 4.0;
-    /// Simulations run between two looks at the clock in timed mode.
+    /// Most simulations run between two looks at the clock in timed mode.
     pub const TIME_CHUNK: u32 = 64;
 
     /// The search settings: PUCT, `batch_size` leaves at a time (1: plain sequential MCTS),
@@ -164,6 +165,44 @@ fn step_share(state: &FanoronaState) -> StepShare {
     }
 }
 
+impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
+    /// Runs simulations on `search` until `step_end`: first one batch, then each chunk as many
+    /// simulations as the rate measured so far says fit before the end (at most
+    /// [`MctsConfig::TIME_CHUNK`]), so that small budgets are kept too. Returns the last
+    /// chunk's result and the simulations of the chunks before it.
+    fn run_until(
+        &self,
+        search: &mut Search<FanoronaState>,
+        step_end: Instant,
+    ) -> Result<(Option<fanorona_mcts::SearchResult<Action>>, u64), PlayerError> {
+        let batch = self.config.batch_size.clamp(1, MctsConfig::TIME_CHUNK);
+        let mut size = batch;
+        let mut last: Option<fanorona_mcts::SearchResult<Action>> = None;
+        let mut earlier = 0u64;
+        loop {
+            let chunk_start = Instant::now();
+            let chunk = search
+                .run_with(&self.evaluator, size)
+                .map_err(|e| PlayerError::Evaluation(e.to_string()))?
+                .cloned();
+            let Some(chunk) = chunk else { break };
+            let ran = chunk.simulations.max(1);
+            if let Some(previous) = last.replace(chunk) {
+                earlier += u64::from(previous.simulations);
+            }
+            let now = Instant::now();
+            let per_simulation = (now - chunk_start).as_secs_f64() / f64::from(ran);
+            let left = step_end.saturating_duration_since(now).as_secs_f64();
+            let fit = (left / per_simulation.max(1e-9)).floor();
+            if fit < f64::from(batch) {
+                break;
+            }
+            size = (fit as u32).min(MctsConfig::TIME_CHUNK);
+        }
+        Ok((last, earlier))
+    }
+}
+
 impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
     fn name(&self) -> &str {
         &self.name
@@ -211,27 +250,9 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                     let now = Instant::now();
                     let remaining = deadline.saturating_duration_since(now);
                     let step_end = now + step_share(search.root_state()).of(remaining);
-                    let mut last = None;
-                    loop {
-                        let chunk_start = Instant::now();
-                        let chunk = search
-                            .run_with(&self.evaluator, MctsConfig::TIME_CHUNK)
-                            .map_err(|e| PlayerError::Evaluation(e.to_string()))?
-                            .cloned();
-                        let Some(chunk) = chunk else { break };
-                        total += u64::from(chunk.simulations);
-                        last = Some(chunk);
-                        // Stop when another chunk like this one would end past the step's
-                        // share, so that the turn keeps to its budget.
-                        let now = Instant::now();
-                        if now + (now - chunk_start) >= step_end {
-                            break;
-                        }
-                    }
-                    // Count the chunks' simulations once: the result below adds the last one.
-                    if let Some(r) = &last {
-                        total -= u64::from(r.simulations);
-                    }
+                    let (last, earlier) = self.run_until(&mut search, step_end)?;
+                    // The chunks before the last: the result below adds the last one.
+                    total += earlier;
                     last
                 }
             };

@@ -58,8 +58,13 @@ fn games_alternate_colours_and_share_openings_in_pairs() {
 #[test]
 fn same_seed_same_match_whatever_the_threads() {
     let (a, b) = (factory("alphabeta:depth=1"), factory("random"));
-    let one = play_match(&config(4, 1, 5), &a, &b, |_, _| {}).unwrap();
-    let three = play_match(&config(4, 3, 5), &a, &b, |_, _| {}).unwrap();
+    // Think times are measured, so they are the one thing that may differ.
+    let untimed = |mut r: fanorona_players::arena::MatchResult| {
+        r.games.iter_mut().for_each(|g| g.think_ms.clear());
+        r
+    };
+    let one = untimed(play_match(&config(4, 1, 5), &a, &b, |_, _| {}).unwrap());
+    let three = untimed(play_match(&config(4, 3, 5), &a, &b, |_, _| {}).unwrap());
     assert_eq!(one, three);
     let other = play_match(&config(4, 1, 6), &a, &b, |_, _| {}).unwrap();
     assert_ne!(one.games, other.games);
@@ -80,11 +85,12 @@ fn game_records_replay_legally() {
             line.starts_with(&format!("{} white=", g.index + 1)),
             "{line}"
         );
-        assert!(
-            line.ends_with(&format!("{} {}", g.score(), g.reason())),
-            "{line}"
-        );
-        assert_eq!(line.split(" | ").count(), 4, "{line}");
+        let fields: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        assert_eq!(fields[3], format!("{} {}", g.score(), g.reason()), "{line}");
+        let times = g.turns().len() - g.opening_turns as usize;
+        assert_eq!(fields[4].split(' ').count(), 1 + times, "{line}");
+        assert!(fields[4].starts_with("ms"), "{line}");
     }
 }
 
@@ -147,4 +153,30 @@ fn player_errors_stop_the_match() {
     assert!(message.contains("player B"), "{message}");
     assert!(message.contains("no such model"), "{message}");
     let _ = Side::A;
+}
+
+#[test]
+fn think_time_statistics_flag_a_player_past_its_budget() {
+    use fanorona_players::arena::ThinkStats;
+    let stats = ThinkStats::from_times(&mut [100, 300, 200, 90, 100], Some(100)).unwrap();
+    assert_eq!(
+        (stats.turns, stats.median_ms, stats.max_ms, stats.over),
+        (5, 100, 300, 2)
+    );
+    assert!((stats.mean_ms - 158.0).abs() < 1e-9);
+    assert!(stats.overran());
+    assert!(stats.summary().contains("OVERRUN"), "{}", stats.summary());
+    // 1 turn in 200 just over: within the 1% share, and the mean is under budget.
+    let mut times = vec![95; 199];
+    times.push(111);
+    let ok = ThinkStats::from_times(&mut times, Some(100)).unwrap();
+    assert_eq!(ok.over, 1);
+    assert!(!ok.overran(), "{ok:?}");
+    // 110 ms on a 100 ms budget is not over (more than 10% is).
+    assert_eq!(
+        ThinkStats::from_times(&mut [110], Some(100)).unwrap().over,
+        0
+    );
+    assert!(!ThinkStats::from_times(&mut [5000], None).unwrap().overran());
+    assert_eq!(ThinkStats::from_times(&mut [], Some(1)), None);
 }

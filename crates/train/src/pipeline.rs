@@ -231,6 +231,11 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
     }
     let mut run = open_run(dir, config, opts.interactive, Arc::clone(&opts.stop))?;
     let (mut trainer, mut state) = resume_or_start(&run)?;
+    // The run's working time: what earlier sessions recorded, plus this one's.
+    let clock = Instant::now();
+    let seconds_before = state.seconds;
+    let stamp =
+        |state: &mut RunState| state.seconds = seconds_before + clock.elapsed().as_secs_f64();
     let mut replay = ReplayBuffer::new();
     ingest(&run, &mut replay)?;
     let mut last_checkpoint = None;
@@ -246,11 +251,13 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         };
         train_phase(&mut run, &mut trainer, &state, phase, &replay)?;
         if run.stopped() {
+            stamp(&mut state);
             last_checkpoint = Some(run.save(&trainer, &state)?);
             break;
         }
         state.generation += 1;
         state.training = None;
+        stamp(&mut state);
         last_checkpoint = Some(run.save(&trainer, &state)?);
         let every = run.config.evaluation.every_generations;
         if every > 0 && state.generation.is_multiple_of(every) {

@@ -66,6 +66,10 @@ pub struct RunState {
     pub best: Option<u64>,
     /// Self-play games ingested.
     pub games_seen: u64,
+    /// Wall-clock seconds the run has been at work (self-play, training and rating, summed
+    /// over every resume) when this state was saved: the time axis of a rating curve.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// The training part of a generation.

@@ -7,6 +7,7 @@ pub mod perft;
 pub mod pit;
 pub mod play;
 pub mod players;
+pub mod rate;
 pub mod serve;
 pub mod tablebase;
 pub mod tablecheck;

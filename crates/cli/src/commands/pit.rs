@@ -19,29 +19,35 @@
 //! "opening_plies"}`, where `score` is A's mean score in [0, 1], and `elo` and either bound of
 //! `elo_ci95` are `null` when infinite.
 //!
+//! **Think time.** Every turn is timed; the report gives each player's mean, median and
+//! longest turn and, for a player with a budget (`ms=`), how many turns ran more than 10% over
+//! it, flagging `OVERRUN` when the mean did or more than 1% of the turns did.
+//!
 //! **Games file** (`--out`): written atomically (a temporary file in the same folder, synced,
-//! then renamed). Lines starting with `#` are comments: a first line
-//! `# fanorona-pit-games v1`, a description of the match and of the fields, and a last line
-//! `# crc32 XXXXXXXX`, the CRC-32 of every byte before that line. Every other line is one game,
-//! fields separated by `" | "`:
+//! then renamed), in the format of `fanorona_players::games_file` (`# fanorona-pit-games v2`):
+//! comment lines describing the match, one line per game, and a last line `# crc32 XXXXXXXX`,
+//! the CRC-32 of every byte before it. A game line has five fields separated by `" | "`:
 //!
 //! ```text
-//! 7 white=A black=B opening=4 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a f4d2w ... | 1-0 all-captured
+//! 7 white=A black=B opening=4 | BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 | d2e3a f4d2w ... | 1-0 all-captured | ms 312 498 ...
 //! ```
 //!
 //! game number (from 1), which player had each colour, how many of the turns were the random
 //! opening; the start position (docs/rules.md notation); every turn in notation, opening included,
 //! separated by spaces; the result (`1-0`, `0-1`, `1/2-1/2`, or `*` for a game stopped by the
 //! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
-//! `turn-limit`).
+//! `turn-limit`); the think time in milliseconds of every turn after the opening.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use fanorona_players::arena::{FactoryError, MatchConfig, MatchGame, MatchResult, play_match};
+use fanorona_players::arena::{
+    FactoryError, MatchConfig, MatchGame, MatchResult, Side, ThinkStats, play_match,
+};
 use fanorona_players::elo::{MatchScore, elo_number};
+use fanorona_players::games_file::{GamesHeader, games_text};
 use fanorona_players::{Player, PlayerSpec};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -138,7 +144,7 @@ pub fn run(args: &PitArgs) -> Result<()> {
     let result = result?;
 
     if let Some(path) = &args.out {
-        write_games(path, &result.games, &header(&spec_a, &spec_b, &config))
+        write_games(path, &result.games, &spec_a, &spec_b, &config)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if args.json {
@@ -183,6 +189,11 @@ fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
         out.push_str(&format!(", turn limit {}", result.turn_limit_draws));
     }
     out.push('\n');
+    for (side, spec) in [(Side::A, a), (Side::B, b)] {
+        if let Some(stats) = ThinkStats::of(&result.games, side, budget_ms(spec)) {
+            out.push_str(&format!("time per turn {side}: {}\n", stats.summary()));
+        }
+    }
     out
 }
 
@@ -241,28 +252,26 @@ impl PitReport {
     }
 }
 
-/// The comment lines at the top of a games file.
-fn header(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> String {
-    format!(
-        "# fanorona-pit-games v1\n\
-         # A: {a}\n\
-         # B: {b}\n\
-         # games {} seed {} opening-plies {} no-progress-limit {}\n\
-         # fields: <game> white=<A|B> black=<A|B> opening=<K> | <start position> | <turns, opening included> | <result> <reason>\n",
-        config.games, config.seed, config.opening_plies, config.rules.no_progress_limit
-    )
+/// The budget per turn a spec gives its player (`ms=`), if any.
+pub fn budget_ms(spec: &PlayerSpec) -> Option<u64> {
+    spec.get("ms").and_then(|v| v.parse().ok())
 }
 
-/// Writes the games file atomically (the project's one atomic write).
-fn write_games(path: &Path, games: &[MatchGame], header: &str) -> Result<()> {
-    let mut text = String::from(header);
-    for g in games {
-        text.push_str(&g.to_line());
-        text.push('\n');
-    }
-    let crc = crc32fast::hash(text.as_bytes());
-    text.push_str(&format!("# crc32 {crc:08x}\n"));
-
-    fanorona_data::write_atomic(path, text.as_bytes())?;
+/// Writes the games file atomically.
+fn write_games(
+    path: &Path,
+    games: &[MatchGame],
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+) -> Result<()> {
+    let header = GamesHeader {
+        a: a.to_string(),
+        b: b.to_string(),
+        seed: config.seed,
+        opening_plies: config.opening_plies,
+        rules: config.rules,
+    };
+    fanorona_data::write_atomic(path, games_text(&header, games).as_bytes())?;
     Ok(())
 }
