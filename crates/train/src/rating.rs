@@ -12,6 +12,7 @@ use fanorona_mcts::derive_seed;
 use fanorona_net::{InferenceModel, Trainer, net_player, player_registry};
 use fanorona_players::arena::{FactoryError, MatchConfig, MatchError, MatchResult, play_match};
 use fanorona_players::elo::{EloEstimate, MatchScore, elo_text};
+use fanorona_players::rating::{FitOptions, Pairing, fit};
 use fanorona_players::{MctsConfig, Player, PlayerSpec};
 
 use crate::run::{Run, RunState, TrainError};
@@ -183,6 +184,93 @@ pub fn append_ratings(
     file.sync_all()
 }
 
+/// The player the run's rating scale is anchored at, when it is one of the baselines.
+pub const SCALE_ANCHOR: &str = "alphabeta:depth=2";
+
+/// Every rating of a run on one scale: the joint fit of `fanorona_players::rating` over every
+/// row of `ratings.csv` (each checkpoint against the baselines and the previous network),
+/// anchored at `alphabeta:depth=2` when it is a baseline, else at the first opponent listed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunScale {
+    /// The anchor.
+    pub anchor: String,
+    /// Each player (checkpoints as `ckpt-<steps>`, baselines as their specs) with its rating
+    /// and 95% interval, in the order first seen.
+    pub players: Vec<(String, f64, (f64, f64))>,
+    /// Games behind the fit.
+    pub games: u32,
+}
+
+impl RunScale {
+    /// The rating of `name`, if it is on the scale.
+    pub fn get(&self, name: &str) -> Option<(f64, (f64, f64))> {
+        self.players
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, elo, ci)| (*elo, *ci))
+    }
+}
+
+/// The run's scale from the text of `ratings.csv`; `None` when it has no usable rows or the
+/// table cannot be fitted (a checkpoint with no games linking it to the anchor).
+pub fn run_scale(csv: &str) -> Option<RunScale> {
+    let mut names: Vec<String> = Vec::new();
+    let index = |name: &str, names: &mut Vec<String>| {
+        names.iter().position(|n| n == name).unwrap_or_else(|| {
+            names.push(name.to_string());
+            names.len() - 1
+        })
+    };
+    let mut pairings = Vec::new();
+    let mut opponents = Vec::new();
+    for line in csv.lines().skip(1) {
+        // checkpoint, steps, generation, games seen, opponent (may hold commas), games, W, D,
+        // L, score, elo, low, high.
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() < 13 {
+            continue;
+        }
+        let opponent = fields[4..fields.len() - 8].join(",");
+        let counts: Vec<u32> = fields[fields.len() - 7..fields.len() - 4]
+            .iter()
+            .filter_map(|f| f.parse().ok())
+            .collect();
+        let [wins, draws, losses] = counts[..] else {
+            continue;
+        };
+        let a = index(fields[0], &mut names);
+        let b = index(&opponent, &mut names);
+        if a == b {
+            continue;
+        }
+        if !opponents.contains(&opponent) {
+            opponents.push(opponent);
+        }
+        pairings.push(Pairing {
+            a,
+            b,
+            score: MatchScore::new(wins, draws, losses),
+        });
+    }
+    let anchor = if opponents.iter().any(|o| o == SCALE_ANCHOR) {
+        SCALE_ANCHOR.to_string()
+    } else {
+        opponents.first()?.clone()
+    };
+    let anchor_index = names.iter().position(|n| *n == anchor)?;
+    let fitted = fit(names.len(), &pairings, &FitOptions::anchored(anchor_index)).ok()?;
+    let players = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| (n, fitted.elo[i], fitted.interval(i)))
+        .collect();
+    Some(RunScale {
+        anchor,
+        players,
+        games: pairings.iter().map(|p| p.score.games()).sum(),
+    })
+}
+
 /// Whether the new network replaces the best one in self-play: the first rated network always
 /// does; later ones need `threshold` of the score against the best with at least
 /// `min_decisive` decisive games (draws alone never promote), and no match means no promotion.
@@ -311,8 +399,43 @@ fn record_ratings(
         ))?;
     }
     let path = run.dir.ratings_path();
-    append_ratings(&path, steps, state, ratings)
-        .map_err(|error| TrainError::RunDir(crate::rundir::RunDirError::Io { path, error }))
+    if let Err(error) = append_ratings(&path, steps, state, ratings) {
+        return Err(TrainError::RunDir(crate::rundir::RunDirError::Io {
+            path,
+            error,
+        }));
+    }
+    record_scale(run, steps, &path)
+}
+
+/// Places the checkpoint on the run's one scale (every rating so far, jointly fitted) and says
+/// where, with its interval: single matches of a few dozen games are noisy, the scale pools
+/// them.
+fn record_scale(run: &mut Run, steps: u64, path: &Path) -> Result<(), TrainError> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let name = format!("ckpt-{steps:09}");
+    let Some((scale, (elo, (low, high)))) =
+        run_scale(&text).and_then(|s| s.get(&name).map(|r| (s, r)))
+    else {
+        return Ok(());
+    };
+    let line = format!(
+        "scale: {name} {} Elo (95% {} to {}) with {} = 0, from {} rating games of the run",
+        elo_text(elo, 0),
+        elo_text(low, 0),
+        elo_text(high, 0),
+        scale.anchor,
+        scale.games
+    );
+    run.progress.line(&line);
+    run.log(&line)?;
+    run.metrics.scalar("eval/elo_on_scale", elo, steps);
+    run.metrics.scalar(
+        "eval/elo_on_scale_ci95_half_width",
+        (high - low) / 2.0,
+        steps,
+    );
+    Ok(())
 }
 
 #[cfg(test)]
@@ -354,6 +477,35 @@ mod tests {
             !promotes(None, true, threshold, decisive),
             "no match, no promotion"
         );
+    }
+
+    #[test]
+    fn the_run_scale_pools_every_rating_and_is_anchored_at_depth_2() {
+        let header = "checkpoint,steps,generation,selfplay_games,opponent,games,wins,draws,losses,score,elo,elo_low,elo_high\n";
+        let rows = [
+            "ckpt-000000010,10,1,100,greedy,20,15,1,4,0.7750,+215.2,+90.0,+400.0",
+            "ckpt-000000010,10,1,100,alphabeta:depth=2,20,2,4,14,0.2000,-240.8,-400.0,-120.0",
+            "ckpt-000000020,20,2,200,greedy,20,19,1,0,0.9750,+636.0,+300.0,+inf",
+            "ckpt-000000020,20,2,200,alphabeta:depth=2,20,8,6,6,0.5500,+34.9,-80.0,+150.0",
+            "ckpt-000000020,20,2,200,ckpt-000000010,20,14,2,4,0.7500,+190.8,+60.0,+330.0",
+            // An opponent whose spec holds commas.
+            "ckpt-000000020,20,2,200,net:path=a.fnm,sims=8,20,10,0,10,0.5000,+0.0,-150.0,+150.0",
+            "a damaged line",
+        ];
+        let csv = format!("{header}{}\n", rows.join("\n"));
+        let scale = run_scale(&csv).unwrap();
+        assert_eq!(scale.anchor, "alphabeta:depth=2");
+        assert_eq!(scale.games, 120);
+        assert_eq!(scale.get("alphabeta:depth=2").unwrap().0, 0.0);
+        let (early, (low, high)) = scale.get("ckpt-000000010").unwrap();
+        let (late, _) = scale.get("ckpt-000000020").unwrap();
+        assert!(early < -100.0 && late > early + 100.0, "{early} {late}");
+        assert!(low < early && early < high);
+        assert!(scale.get("net:path=a.fnm,sims=8").is_some());
+        // Without alpha-beta depth 2 among the opponents, the first one anchors.
+        let other = format!("{header}{}\n", rows[0]);
+        assert_eq!(run_scale(&other).unwrap().anchor, "greedy");
+        assert_eq!(run_scale(header), None);
     }
 
     #[test]
