@@ -25,7 +25,7 @@
 //!
 //! **Games file** (`--out`): written atomically (a temporary file in the same folder, synced,
 //! then renamed), in the format of `fanorona_players::games_file` (`# fanorona-pit-games v2`):
-//! comment lines describing the match, one line per game, and a last line `# crc32 XXXXXXXX`,
+//! comment lines describing the match, one line per game, and a last line `# crc32 <hex>`,
 //! the CRC-32 of every byte before it. A game line has five fields separated by `" | "`:
 //!
 //! ```text
@@ -38,7 +38,6 @@
 //! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
 //! `turn-limit`); the think time in milliseconds of every turn after the opening.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -49,7 +48,6 @@ use fanorona_players::arena::{
 use fanorona_players::elo::{MatchScore, elo_number};
 use fanorona_players::games_file::{GamesHeader, games_text};
 use fanorona_players::{Player, PlayerSpec};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::players::{TablesArgs, make_player, parse_spec};
@@ -122,17 +120,10 @@ pub fn run(args: &PitArgs) -> Result<()> {
     };
     let (make_a, make_b) = (factory(spec_a.clone()), factory(spec_b.clone()));
 
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(Some(u64::from(args.games)), target);
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}  [{elapsed} < {eta}]")
-    {
-        bar.set_style(style);
-    }
+    let bar = super::progress_bar(
+        Some(u64::from(args.games)),
+        "{bar:40} {pos}/{len} games  {msg}  [{elapsed} < {eta}]",
+    );
     let result = play_match(&config, &make_a, &make_b, |_, totals| {
         bar.inc(1);
         bar.set_message(format!(

@@ -1,7 +1,6 @@
 //! `fanorona tablebase`: build, probe and verify the endgame tables, and check a network
 //! against them.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,7 +9,6 @@ use clap::{Args, Subcommand};
 use fanorona_engine::{DEFAULT_NO_PROGRESS_LIMIT, Rules, parse_position};
 use fanorona_tablebase::build::{self, ClassStats, Progress};
 use fanorona_tablebase::{Tablebase, Wdl};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The directory tables are read from and built into unless told otherwise.
 pub const DEFAULT_DIR: &str = "tablebases";
@@ -165,15 +163,7 @@ fn run_build(
     if stones < 2 {
         bail!("--stones must be at least 2 (one stone each), got {stones}");
     }
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(None, target);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {msg}  [{elapsed}]") {
-        bar.set_style(style);
-    }
+    let bar = super::progress_bar(None, "{bar:40} {msg}  [{elapsed}]");
     let started = Instant::now();
     let mut total_classes = 0;
     let mut done = 0;

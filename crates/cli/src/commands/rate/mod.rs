@@ -37,7 +37,6 @@ mod plot;
 mod store;
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -50,7 +49,6 @@ use fanorona_players::games_file::GamesHeader;
 use fanorona_players::rating::{Fit, FitOptions, Pairing, fit};
 use fanorona_players::tables::Tables;
 use fanorona_players::{Player, PlayerSpec};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::pit::budget_ms;
@@ -295,7 +293,10 @@ fn identity(spec: &PlayerSpec) -> Result<String> {
     let mut text = spec.kind().to_string();
     for (i, (k, v)) in spec.params().iter().enumerate() {
         let part = if k == "path" {
-            let print = fanorona_net::weights_fingerprint(Path::new(v))
+            // The model is already loaded (and cached) by `parse_spec`: no second read.
+            let print = fanorona_net::load_model_cached(Path::new(v))
+                .and_then(|m| m.native_weights())
+                .map(|w| w.fingerprint())
                 .with_context(|| format!("reading the model {v}"))?;
             format!("model={print:016x}")
         } else {
@@ -466,10 +467,11 @@ fn play_pairing(
         }
     };
     let (make_a, make_b) = (factory(&ea.spec), factory(&eb.spec));
-    let bar = progress_bar(
-        u64::from(config.games - stored),
-        &format!("{} vs {}", ea.label, eb.label),
+    let bar = super::progress_bar(
+        Some(u64::from(config.games - stored)),
+        "{bar:30} {pos}/{len} games  {msg}  [{elapsed} < {eta}]",
     );
+    bar.set_message(format!("{} vs {}", ea.label, eb.label));
     let mut pending: BTreeMap<u32, MatchGame> = BTreeMap::new();
     let mut save_error = None;
     let extend = MatchConfig {
@@ -498,22 +500,6 @@ fn play_pairing(
         played_now: config.games - stored,
         games,
     })
-}
-
-fn progress_bar(len: u64, message: &str) -> ProgressBar {
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(Some(len), target);
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed} < {eta}]")
-    {
-        bar.set_style(style);
-    }
-    bar.set_message(message.to_string());
-    bar
 }
 
 fn score_of(games: &[MatchGame]) -> MatchScore {
