@@ -144,3 +144,91 @@ fn a_bad_player_spec_is_refused_at_start() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("`depth`"));
 }
+
+/// An engine process driven line by line, its answers read on a thread.
+struct Live {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Live {
+    fn start(player: &str) -> Live {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+            .args(["engine", "--player", player])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary runs");
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Live { child, lines }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next answer line, waiting at most `secs` seconds.
+    fn next(&self, secs: u64) -> Option<String> {
+        self.lines
+            .recv_timeout(std::time::Duration::from_secs(secs))
+            .ok()
+    }
+}
+
+#[test]
+fn stop_ends_a_long_search_with_its_best_turn_so_far() {
+    for player in ["alphabeta", "mcts"] {
+        let mut engine = Live::start(player);
+        engine.send("go ms 600000\n");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // Answered during the search.
+        engine.send("isready\n");
+        assert_eq!(engine.next(20).as_deref(), Some("readyok"), "{player}");
+        // Sent during the search: waits for it, answered after `bestturn`.
+        engine.send("fen\n");
+        engine.send("stop\n");
+        let info = engine.next(20).expect("an answer soon after stop");
+        assert!(info.starts_with("info "), "{player}: {info}");
+        let best = engine.next(5).unwrap();
+        let turn = best.strip_prefix("bestturn ").expect("bestturn");
+        assert!(
+            Position::start()
+                .try_play_turn(&turn.parse().unwrap())
+                .is_ok(),
+            "{player}: {best}"
+        );
+        assert_eq!(
+            engine.next(5).as_deref(),
+            Some("fen BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1"),
+            "{player}"
+        );
+        engine.send("quit\n");
+        assert!(engine.child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn quit_during_a_search_exits_at_once() {
+    let mut engine = Live::start("alphabeta");
+    engine.send("go ms 600000\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let sent = std::time::Instant::now();
+    engine.send("quit\n");
+    assert_eq!(engine.next(20), None, "no answer after quit");
+    let status = engine.child.wait().unwrap();
+    assert!(status.success());
+    assert!(sent.elapsed().as_secs() < 20);
+}

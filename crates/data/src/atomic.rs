@@ -88,11 +88,12 @@ pub fn write_atomic_with(
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
+    // Errors name the file being written, not its temporary (which is removed).
     let written = (|| {
-        let mut file = File::create(&temp).map_err(AtomicWriteError::io(&temp))?;
+        let mut file = File::create(&temp).map_err(AtomicWriteError::io(&target))?;
         fill(&mut file)
             .and_then(|()| file.sync_all())
-            .map_err(AtomicWriteError::io(&temp))?;
+            .map_err(AtomicWriteError::io(&target))?;
         drop(file);
         fs::rename(&temp, &target).map_err(AtomicWriteError::io(&target))
     })();
@@ -134,6 +135,21 @@ fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
         Ok(path.to_path_buf())
     } else {
         Err(not_regular(path, &meta))
+    }
+}
+
+/// Checks that `path` (links followed) is a regular file before it is opened for reading, so
+/// that a FIFO or a device in its place is refused instead of blocking the reader or feeding it
+/// without end.
+pub fn check_regular_file(path: &Path) -> io::Result<()> {
+    let meta = fs::metadata(path)?;
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file ({})", kind_of(&meta)),
+        ))
     }
 }
 
@@ -225,6 +241,8 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains("disk full"), "{err}");
+        // The error is about the file being written, not the temporary that is gone.
+        assert_eq!(err.path(), path, "{err}");
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert!(leftovers(&dir).is_empty());
     }
@@ -261,6 +279,11 @@ mod tests {
             err,
             AtomicWriteError::NotARegularFile { kind: "device", .. }
         ));
+        let fifo = dir.join("pipe");
+        fanorona_testkit::make_fifo(&fifo);
+        let err = check_regular_file(&fifo).unwrap_err();
+        assert!(err.to_string().contains("fifo"), "{err}");
+        assert!(check_regular_file(&real).is_ok());
         let to_dev = dir.join("to-dev");
         std::os::unix::fs::symlink("/dev/null", &to_dev).unwrap();
         assert!(

@@ -236,6 +236,7 @@ pub fn read(
     magic: &[u8; 8],
     expected_version: u32,
 ) -> Result<Vec<u8>, ContainerError> {
+    crate::atomic::check_regular_file(path).map_err(|e| ContainerError::io(path, e))?;
     let mut bytes = fs::read(path).map_err(|e| ContainerError::io(path, e))?;
     decode(path, &bytes, magic, expected_version)?;
     // The payload is everything after the header; reuse the allocation.

@@ -49,5 +49,5 @@ pub mod seed;
 pub use config::{Algorithm, ConfigError, GumbelConfig, SearchConfig, TemperatureSchedule};
 pub use game::{EvalError, EvalRequest, Evaluation, Evaluator, GameState, Terminal};
 pub use rollout::{RolloutEvaluator, UniformEvaluator};
-pub use search::{Search, SearchResult, SearchState};
+pub use search::{MAX_TREE_NODES, Search, SearchResult, SearchState};
 pub use seed::derive_seed;

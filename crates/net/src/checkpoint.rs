@@ -575,4 +575,27 @@ mod tests {
             }
         }
     }
+
+    /// Fuzz target: a model file whose payload is mutated under a valid checksum is refused
+    /// or loaded, never a panic (sections, config JSON, metadata, weights records).
+    #[test]
+    fn fuzz_mutated_model_payloads_with_valid_checksums_never_panic() {
+        let dir = TempDir::new("net-fuzz");
+        let small = NetConfig::new().with_blocks(1).with_channels(4);
+        let model = InferenceModel::random(&small, &Device::flex());
+        let seed_path = dir.join("seed.fnm");
+        export_model(&model, &seed_path, &ExportMeta::default()).unwrap();
+        let payload = container::read(&seed_path, &MODEL_MAGIC, MODEL_VERSION).unwrap();
+        let path = dir.join("case.fnm");
+        fanorona_testkit::fuzz::run(
+            "model file",
+            &[payload],
+            &[b"config", b"weights", b"{", b"\"blocks\":", b"99999999"],
+            200,
+            |bytes| {
+                container::write_atomic(&path, &MODEL_MAGIC, MODEL_VERSION, bytes).unwrap();
+                let _ = load_model_file(&path);
+            },
+        );
+    }
 }

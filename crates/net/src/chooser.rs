@@ -10,7 +10,7 @@ use fanorona_engine::{Game, Turn};
 use fanorona_players::levels::{
     ChooseError, ClassicalChooser, Level, LevelStrength, TurnChooser, check_choosable,
 };
-use fanorona_players::{MctsConfig, Player};
+use fanorona_players::{MctsConfig, Player, Stop};
 
 use crate::checkpoint::load_exported;
 use crate::error::NetError;
@@ -59,7 +59,13 @@ impl TurnChooser for NetChooser {
         }
     }
 
-    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+    fn choose(
+        &self,
+        game: &Game,
+        level: Level,
+        deadline: Instant,
+        stop: &Stop,
+    ) -> Result<Turn, ChooseError> {
         check_choosable(game)?;
         let left = deadline
             .saturating_duration_since(Instant::now())
@@ -80,6 +86,7 @@ impl TurnChooser for NetChooser {
         if level != Level::Beginner {
             player = player.with_tables(self.tables.clone());
         }
+        player.set_stop(stop.clone());
         Ok(player.choose(game, None)?.turn)
     }
 
@@ -152,7 +159,12 @@ mod tests {
         let game = Game::new(fanorona_engine::Rules::default());
         for level in [Level::Beginner, Level::Easy] {
             let turn = chooser
-                .choose(&game, level, Instant::now() + level.think_time())
+                .choose(
+                    &game,
+                    level,
+                    Instant::now() + level.think_time(),
+                    &Stop::new(),
+                )
                 .unwrap();
             assert!(
                 game.position().try_play_turn(&turn).is_ok(),

@@ -62,6 +62,34 @@ impl MatchConfig {
     pub const DEFAULT_MAX_TURNS: u32 = 10_000;
     /// Most threads a match uses, whatever [`MatchConfig::threads`] says.
     pub const MAX_THREADS: usize = 1024;
+    /// Most games in one match (every game's record is kept).
+    pub const MAX_GAMES: u32 = 100_000;
+    /// Most random opening turns.
+    pub const MAX_OPENING_PLIES: u32 = 64;
+
+    /// Checks the counts against their bounds: `games` 1 to [`MatchConfig::MAX_GAMES`],
+    /// `opening_plies` at most [`MatchConfig::MAX_OPENING_PLIES`], `max_turns` at least 1.
+    pub fn check(&self) -> Result<(), MatchError> {
+        let bad = |what: String| Err(MatchError::Settings(what));
+        if !(1..=Self::MAX_GAMES).contains(&self.games) {
+            return bad(format!(
+                "games must be from 1 to {}, not {}",
+                Self::MAX_GAMES,
+                self.games
+            ));
+        }
+        if self.opening_plies > Self::MAX_OPENING_PLIES {
+            return bad(format!(
+                "opening plies must be at most {}, not {}",
+                Self::MAX_OPENING_PLIES,
+                self.opening_plies
+            ));
+        }
+        if self.max_turns == 0 {
+            return bad("the turn limit must be at least 1".into());
+        }
+        Ok(())
+    }
 }
 
 impl Default for MatchConfig {
@@ -105,6 +133,9 @@ pub type PlayerFactory<'a> = dyn Fn(u64) -> Result<Box<dyn Player>, FactoryError
 /// Why a match stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
+    /// The match's settings are out of bounds ([`MatchConfig::check`]).
+    #[error("match settings: {0}")]
+    Settings(String),
     /// A factory could not make a player.
     #[error("game {game}: could not make player {side}: {source}")]
     Factory {
@@ -443,6 +474,7 @@ pub fn play_match(
     make_b: &PlayerFactory<'_>,
     mut on_game: impl FnMut(&MatchGame, &MatchScore),
 ) -> Result<MatchResult, MatchError> {
+    config.check()?;
     let next = AtomicU32::new(config.first_game);
     let abort = AtomicBool::new(false);
     let threads = config

@@ -14,7 +14,7 @@ use thiserror::Error;
 
 use crate::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use crate::greedy::GreedyPlayer;
-use crate::player::{Player, PlayerError};
+use crate::player::{Player, PlayerError, Stop};
 
 /// Picks the computer's turn in a game.
 ///
@@ -27,9 +27,17 @@ pub trait TurnChooser: Send + Sync {
     /// A legal turn for the side to move in `game`, chosen with the strength of `level`.
     ///
     /// Should return by `deadline` (a little over is fine; the caller bounds it by
-    /// [`Level::think_time`] and the server's own cap). Fails only when there is nothing to
-    /// choose: the game is over, or it is in the middle of a chain that has no continuation.
-    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError>;
+    /// [`Level::think_time`] and the server's own cap), or soon after `stop` is raised (a
+    /// request its client abandoned), with the best turn found so far. Fails only when there
+    /// is nothing to choose: the game is over, or it is in the middle of a chain that has no
+    /// continuation.
+    fn choose(
+        &self,
+        game: &Game,
+        level: Level,
+        deadline: Instant,
+        stop: &Stop,
+    ) -> Result<Turn, ChooseError>;
 
     /// What `level` means with this engine, for `/api/info` and the page. The default
     /// describes the classical engine ([`Level::description`], [`Level::depth`]).
@@ -223,7 +231,13 @@ impl TurnChooser for ClassicalChooser {
         "alphabeta"
     }
 
-    fn choose(&self, game: &Game, level: Level, deadline: Instant) -> Result<Turn, ChooseError> {
+    fn choose(
+        &self,
+        game: &Game,
+        level: Level,
+        deadline: Instant,
+        stop: &Stop,
+    ) -> Result<Turn, ChooseError> {
         check_choosable(game)?;
         let seed = game.position().hash();
         let mut player: Box<dyn Player> = match level.depth() {
@@ -243,6 +257,7 @@ impl TurnChooser for ClassicalChooser {
                 )
             }
         };
+        player.set_stop(stop.clone());
         Ok(player.choose(game, None)?.turn)
     }
 
@@ -283,7 +298,12 @@ mod tests {
         game.apply("c3d3a".parse().unwrap());
         assert!(game.position().chain().is_some());
         let err = ClassicalChooser::default()
-            .choose(&game, Level::Easy, Instant::now() + Duration::from_secs(1))
+            .choose(
+                &game,
+                Level::Easy,
+                Instant::now() + Duration::from_secs(1),
+                &Stop::new(),
+            )
             .unwrap_err();
         assert_eq!(err, ChooseError::Player(PlayerError::MidChain));
         assert!(
@@ -298,7 +318,7 @@ mod tests {
         for level in Level::ALL {
             let deadline = Instant::now() + level.think_time();
             let turn = ClassicalChooser::default()
-                .choose(&game, level, deadline)
+                .choose(&game, level, deadline, &Stop::new())
                 .unwrap();
             assert!(
                 game.position().try_play_turn(&turn).is_ok(),

@@ -51,7 +51,7 @@ mod uct;
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, evaluate};
 pub use greedy::GreedyPlayer;
 pub use player::{
-    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable,
+    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
 pub use random::RandomPlayer;
 pub use registry::{BuildError, PlayerKind, Registry};

@@ -3,6 +3,8 @@
 //! the limits a caller may set for one decision ([`Limit`]).
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use fanorona_engine::{Game, Outcome, Turn};
@@ -16,6 +18,32 @@ pub enum Limit {
     Millis(u64),
     /// Run this many simulations per step (MCTS).
     Simulations(u32),
+}
+
+impl Limit {
+    /// Deepest search a caller may ask for, in turns.
+    pub const MAX_DEPTH: u32 = 64;
+    /// Longest think time a caller may ask for: one hour.
+    pub const MAX_MILLIS: u64 = 3_600_000;
+    /// Most simulations per step a caller may ask for.
+    pub const MAX_SIMULATIONS: u32 = fanorona_mcts::SearchConfig::MAX_SIMULATIONS;
+
+    /// The largest value this kind of limit takes.
+    pub fn max_of(&self) -> u64 {
+        match self {
+            Limit::Depth(_) => u64::from(Self::MAX_DEPTH),
+            Limit::Millis(_) => Self::MAX_MILLIS,
+            Limit::Simulations(_) => u64::from(Self::MAX_SIMULATIONS),
+        }
+    }
+
+    /// The limit's value.
+    pub fn value(&self) -> u64 {
+        match *self {
+            Limit::Depth(n) | Limit::Simulations(n) => u64::from(n),
+            Limit::Millis(n) => n,
+        }
+    }
 }
 
 impl fmt::Display for Limit {
@@ -111,9 +139,9 @@ pub enum PlayerError {
         /// The limit asked for.
         limit: Limit,
     },
-    /// A limit of zero.
-    #[error("the limit `{0}` must be at least 1")]
-    ZeroLimit(Limit),
+    /// A limit of zero, or above the largest of its kind ([`Limit::max_of`]).
+    #[error("the limit `{0}` must be from 1 to {max}", max = .0.max_of())]
+    LimitOutOfRange(Limit),
     /// The evaluator (a network, a device) failed.
     #[error("{0}")]
     Evaluation(String),
@@ -138,6 +166,38 @@ pub trait Player: Send {
 
     /// Forgets everything about the previous game.
     fn new_game(&mut self) {}
+
+    /// Gives the player a flag that ends its searches early: while it is raised,
+    /// [`choose`](Player::choose) answers as soon as it can with the best turn found so far.
+    /// Players that answer at once ignore it.
+    fn set_stop(&mut self, _stop: Stop) {}
+}
+
+/// A flag, shared between threads, that asks a player to stop searching (the engine protocol's
+/// `stop`, an abandoned request of the play page). Clones share one flag.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    /// A lowered flag.
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Raises the flag: searches using it end as soon as they can.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Lowers the flag, for the next search.
+    pub fn lower(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the flag is raised.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {
@@ -149,6 +209,9 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn new_game(&mut self) {
         (**self).new_game();
+    }
+    fn set_stop(&mut self, stop: Stop) {
+        (**self).set_stop(stop);
     }
 }
 
@@ -163,12 +226,10 @@ pub fn check_playable(game: &Game) -> Result<(), PlayerError> {
     Ok(())
 }
 
-/// Rejects a zero limit.
+/// Rejects a limit of zero or above its kind's largest ([`Limit::max_of`]).
 pub fn check_limit(limit: Option<Limit>) -> Result<(), PlayerError> {
     match limit {
-        Some(l @ (Limit::Depth(0) | Limit::Millis(0) | Limit::Simulations(0))) => {
-            Err(PlayerError::ZeroLimit(l))
-        }
+        Some(l) if l.value() == 0 || l.value() > l.max_of() => Err(PlayerError::LimitOutOfRange(l)),
         _ => Ok(()),
     }
 }

@@ -273,11 +273,7 @@ impl AlphaBetaConfig {
         let depth = spec.value("depth", "a whole number from 1 to 64", |d: &u32| {
             (1..=AlphaBetaConfig::MAX_DEPTH).contains(d)
         })?;
-        let millis = spec.value(
-            "ms",
-            "a whole number of milliseconds, at least 1",
-            |m: &u64| *m >= 1,
-        )?;
+        let millis = spec.millis()?;
         let quiescence = spec.value("q", "a whole number from 0 to 32", |q: &u32| *q <= 32)?;
         let tt = spec.value("tt", "a table size in MiB from 1 to 4096", |t: &usize| {
             (1..=4096).contains(t)

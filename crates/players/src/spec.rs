@@ -193,6 +193,16 @@ impl PlayerSpec {
         Ok(derive_seed(self.seed()?.unwrap_or(0), stream))
     }
 
+    /// The think time `ms`, checked against [`Limit::MAX_MILLIS`](crate::Limit::MAX_MILLIS) (one
+    /// hour), as every player kind reads it.
+    pub fn millis(&self) -> Result<Option<u64>, SpecError> {
+        self.value(
+            "ms",
+            "a whole number of milliseconds from 1 to 3600000 (one hour)",
+            |m: &u64| (1..=crate::Limit::MAX_MILLIS).contains(m),
+        )
+    }
+
     /// The search settings of any MCTS-based player spec over `default`: `sims`, `ms`, `c`,
     /// `batch` and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
     /// caller checks which keys its kind accepts.
@@ -205,11 +215,7 @@ impl PlayerSpec {
         let (sims_expected, sims_max) = sims;
         let simulations =
             self.value("sims", sims_expected, |s: &u32| (1..=sims_max).contains(s))?;
-        let millis = self.value(
-            "ms",
-            "a whole number of milliseconds, at least 1",
-            |m: &u64| *m >= 1,
-        )?;
+        let millis = self.millis()?;
         let c = self.value("c", "a positive number", |c: &f32| {
             c.is_finite() && *c > 0.0
         })?;

@@ -8,7 +8,7 @@ use fanorona_engine::{Action, Game, Turn};
 use fanorona_mcts::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, derive_seed};
 
 use crate::player::{
-    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable,
+    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
 use crate::state::FanoronaState;
 
@@ -81,6 +81,8 @@ pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
     evaluator: E,
     turns: u64,
     tables: crate::tables::Tables,
+    /// Raised: end the search now with the best turn so far.
+    stop: Stop,
 }
 
 impl MctsPlayer<RolloutEvaluator> {
@@ -99,6 +101,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             evaluator,
             turns: 0,
             tables: None,
+            stop: Stop::new(),
         }
     }
 
@@ -181,8 +184,9 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
         let mut earlier = 0u64;
         loop {
             let chunk_start = Instant::now();
+            let stop = || self.stop.is_raised();
             let chunk = search
-                .run_with(&self.evaluator, size)
+                .run_until_stopped(&self.evaluator, size, &stop)
                 .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                 .cloned();
             let Some(chunk) = chunk else { break };
@@ -194,7 +198,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             let per_simulation = (now - chunk_start).as_secs_f64() / f64::from(ran);
             let left = step_end.saturating_duration_since(now).as_secs_f64();
             let fit = (left / per_simulation.max(1e-9)).floor();
-            if fit < f64::from(batch) {
+            if fit < f64::from(batch) || self.stop.is_raised() {
                 break;
             }
             size = (fit as u32).min(MctsConfig::TIME_CHUNK);
@@ -243,7 +247,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         loop {
             let result = match deadline {
                 None => search
-                    .run_with(&self.evaluator, simulations)
+                    .run_until_stopped(&self.evaluator, simulations, &|| self.stop.is_raised())
                     .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                     .cloned(),
                 Some(deadline) => {
@@ -277,5 +281,8 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                 elapsed: started.elapsed(),
             },
         })
+    }
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 }

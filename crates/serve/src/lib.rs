@@ -110,4 +110,4 @@ pub mod server;
 pub mod view;
 
 pub use error::ServeError;
-pub use server::{ServerConfig, router, run};
+pub use server::{ServerConfig, router, run, serve_connections};

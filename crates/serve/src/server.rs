@@ -9,18 +9,21 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use fanorona_engine::{Rules, START_FEN};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::assets;
 use crate::error::ServeError;
 use crate::view::{
     ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, StateView, turn_view,
 };
+use fanorona_players::Stop;
 use fanorona_players::levels::{Level, TurnChooser};
 use fanorona_players::session::ReplayError;
 use fanorona_players::session::{GameSession, turn_details};
@@ -35,16 +38,29 @@ pub struct ServerConfig {
     /// more than any real game: at most 43 capturing turns, each after fewer than 50 quiet
     /// ones.
     pub max_turns: usize,
-    /// Most legal turns listed for one position (only contrived set-up positions come
-    /// close). Default 20 000.
+    /// Most legal turns listed for one position (a position with more gets 400). Default
+    /// 2000: in 20,000 random games (800,000 positions) no position had more than 198, so
+    /// only contrived set-ups come near it, and the answer stays below about 300 KB.
     pub max_listed_turns: u64,
     /// Longest the engine may think for one turn, whatever the level. Default 5 s.
     pub max_think: Duration,
-    /// Searches that may run at once; further requests wait for a slot. Default: the
-    /// number of CPU cores.
+    /// Searches and state listings that may run at once; further requests wait for a slot.
+    /// Default: the number of CPU cores.
     pub max_concurrent_searches: usize,
     /// How long a request waits for a search slot before it gets 503. Default 30 s.
     pub queue_timeout: Duration,
+    /// Connections served at once; more wait to be accepted. Default 512.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's head, and may stay idle between
+    /// requests, before it is closed. Default 10 s.
+    pub header_timeout: Duration,
+    /// Longest a request may take from its head to the answer (408 after). Default 60 s,
+    /// above the queue timeout plus the longest think.
+    pub request_timeout: Duration,
+    /// Longest request target (path and query) accepted, in bytes (414 after). Default 8 KiB.
+    pub max_uri_bytes: usize,
+    /// Most bytes of request headers accepted, names and values (431 after). Default 16 KiB.
+    pub max_header_bytes: usize,
     /// The rules (the no-progress limit). Default: the project's default rules.
     pub rules: Rules,
 }
@@ -54,12 +70,17 @@ impl Default for ServerConfig {
         ServerConfig {
             max_body_bytes: 64 * 1024,
             max_turns: 3000,
-            max_listed_turns: 20_000,
+            max_listed_turns: 2000,
             max_think: Duration::from_secs(5),
             max_concurrent_searches: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
             queue_timeout: Duration::from_secs(30),
+            max_connections: 512,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            max_uri_bytes: 8 * 1024,
+            max_header_bytes: 16 * 1024,
             rules: Rules::default(),
         }
     }
@@ -75,6 +96,11 @@ struct AppState {
 /// The whole application as an axum [`Router`]: the page, its assets, and the API.
 pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
     let body_limit = config.max_body_bytes;
+    let request_timeout = config.request_timeout;
+    let head_limits = HeadLimits {
+        uri_bytes: config.max_uri_bytes,
+        header_bytes: config.max_header_bytes,
+    };
     let state = AppState {
         chooser,
         searches: Arc::new(Semaphore::new(config.max_concurrent_searches.max(1))),
@@ -104,6 +130,12 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
         })
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            request_timeout,
+        ))
+        .layer(middleware::from_fn_with_state(head_limits, check_head))
+        .layer(middleware::map_response(json_errors))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -119,6 +151,10 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
 
 /// Listen on `addr` and serve until Ctrl-C, on a multi-threaded tokio runtime built here.
 /// `ready` is called with the address actually bound (useful with port 0).
+///
+/// Connections are served by hyper's HTTP/1 server with a header-read timeout that also
+/// closes idle keep-alive connections ([`ServerConfig::header_timeout`]), at most
+/// [`ServerConfig::max_connections`] at once: further clients wait in the listen queue.
 pub fn run(
     addr: SocketAddr,
     chooser: Arc<dyn TurnChooser>,
@@ -133,16 +169,138 @@ pub fn run(
             .await
             .map_err(|error| ServeError::Bind { addr, error })?;
         ready(listener.local_addr()?);
-        axum::serve(listener, router(chooser, config))
-            .with_graceful_shutdown(async {
-                // If the handler cannot be installed, run until the process is killed.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            })
-            .await?;
+        let shutdown = async {
+            // If the handler cannot be installed, run until the process is killed.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        serve_connections(listener, chooser, config, shutdown).await;
         Ok(())
     })
+}
+
+/// Accepts and serves connections on `listener` until `shutdown` completes.
+pub async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    chooser: Arc<dyn TurnChooser>,
+    config: ServerConfig,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(config.header_timeout)
+        .keep_alive(true);
+    let app = router(chooser, config);
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            () = &mut shutdown => return,
+            slot = slots.clone().acquire_owned() => slot,
+        };
+        let Ok(slot) = slot else { return };
+        let accepted = tokio::select! {
+            () = &mut shutdown => return,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, or a connection reset before it was accepted: wait a
+            // moment (connections closing free descriptors) and go on.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _slot = slot;
+            // A client that goes away or times out is no error of the server's.
+            let _ = connection.await;
+        });
+    }
+}
+
+/// Bounds on a request's head, checked before any handler runs.
+#[derive(Clone, Copy, Debug)]
+struct HeadLimits {
+    uri_bytes: usize,
+    header_bytes: usize,
+}
+
+/// Refuses a request whose target or headers are larger than [`HeadLimits`] allow, with a
+/// JSON 414 or 431.
+async fn check_head(
+    State(limits): State<HeadLimits>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    let uri = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    if uri > limits.uri_bytes {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            format!(
+                "the request target is {uri} bytes; at most {} are accepted",
+                limits.uri_bytes
+            ),
+        )
+        .into_response();
+    }
+    let headers: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    if headers > limits.header_bytes {
+        return ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!(
+                "the request headers are {headers} bytes; at most {} are accepted",
+                limits.header_bytes
+            ),
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// Gives every error answer a JSON body: those made outside the handlers (405 from the router,
+/// 408 from the timeout) come without one.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let message = match status {
+        StatusCode::METHOD_NOT_ALLOWED => {
+            match response
+                .headers()
+                .get(header::ALLOW)
+                .and_then(|v| v.to_str().ok())
+            {
+                Some(allowed) => format!("this route takes the method {allowed}"),
+                None => "this route does not take that method".to_string(),
+            }
+        }
+        StatusCode::REQUEST_TIMEOUT => "the request took too long".to_string(),
+        other => other.canonical_reason().unwrap_or("error").to_string(),
+    };
+    let mut answer = ApiError::new(status, message).into_response();
+    for (name, value) in response.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            answer.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    answer
 }
 
 /// An error answer: a status and a JSON [`ErrorBody`].
@@ -199,6 +357,13 @@ fn parse_request(
             ApiError::new(status, format!("cannot read the request body: {rejection}"))
         }
     })?;
+    // serde reads a struct from a JSON array too (its fields in order): only objects are
+    // requests.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(ApiError::bad_request(
+            "malformed JSON request: expected an object, like {\"turns\": []}".into(),
+        ));
+    }
     serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("malformed JSON request: {e}")))
 }
@@ -238,26 +403,24 @@ async fn game_state(
 ) -> Result<axum::Json<StateView>, ApiError> {
     let req = parse_request(body, app.config.max_body_bytes)?;
     let record = replay(&req, &app.config)?;
-    Ok(axum::Json(StateView::build(
-        &record,
-        app.config.max_listed_turns,
-        app.chooser.tables(),
-    )?))
+    // Listing every legal turn can be heavy: it takes a slot of the pool like a search.
+    in_pool(&app, move |app| {
+        Ok(StateView::build(
+            &record,
+            app.config.max_listed_turns,
+            app.chooser.tables(),
+        )?)
+    })
+    .await
+    .map(axum::Json)
 }
 
-async fn engine_move(
-    State(app): State<AppState>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<axum::Json<MoveResponse>, ApiError> {
-    let req = parse_request(body, app.config.max_body_bytes)?;
-    let level = match req.level.as_deref() {
-        None => Level::default(),
-        Some(name) => name
-            .parse::<Level>()
-            .map_err(|e| ApiError::bad_request(e.to_string()))?,
-    };
-    // Check the game before queueing for a search slot, so bad requests fail fast.
-    let record = replay(&req, &app.config)?;
+/// Runs `work` on the blocking pool once a slot of the search pool is free (503 after
+/// [`ServerConfig::queue_timeout`]).
+async fn in_pool<T: Send + 'static>(
+    app: &AppState,
+    work: impl FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
     let permit = tokio::time::timeout(
         app.config.queue_timeout,
         app.searches.clone().acquire_owned(),
@@ -275,16 +438,48 @@ async fn engine_move(
             "the server is shutting down".into(),
         )
     })?;
+    let app = app.clone();
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        search_and_reply(record, level, &app)
+        work(&app)
     });
     match task.await {
-        Ok(result) => result.map(axum::Json),
+        Ok(result) => result,
         Err(_) => Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal error: the search failed".into(),
         )),
+    }
+}
+
+async fn engine_move(
+    State(app): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<axum::Json<MoveResponse>, ApiError> {
+    let req = parse_request(body, app.config.max_body_bytes)?;
+    let level = match req.level.as_deref() {
+        None => Level::default(),
+        Some(name) => name
+            .parse::<Level>()
+            .map_err(|e| ApiError::bad_request(e.to_string()))?,
+    };
+    // Check the game before queueing for a search slot, so bad requests fail fast.
+    let record = replay(&req, &app.config)?;
+    // A client that goes away (a new position, a reload) drops this future: the guard then
+    // stops the search it started, freeing the slot for the requests that still wait.
+    let stop = Stop::new();
+    let _abandoned = RaiseOnDrop(stop.clone());
+    in_pool(&app, move |app| search_and_reply(record, level, app, &stop))
+        .await
+        .map(axum::Json)
+}
+
+/// Raises its flag when dropped: the request's future was dropped, finished or not.
+struct RaiseOnDrop(Stop);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.raise();
     }
 }
 
@@ -293,6 +488,7 @@ fn search_and_reply(
     mut record: GameSession,
     level: Level,
     app: &AppState,
+    stop: &Stop,
 ) -> Result<MoveResponse, ApiError> {
     let started = Instant::now();
     let mut engine_turn = None;
@@ -300,7 +496,7 @@ fn search_and_reply(
         let think = level.think_time().min(app.config.max_think);
         let turn = app
             .chooser
-            .choose(record.game(), level, started + think)
+            .choose(record.game(), level, started + think, stop)
             .map_err(|e| {
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,

@@ -258,8 +258,67 @@ async fn malformed_requests_get_400_with_a_message() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(e.error.contains("unknown level"), "{}", e.error);
 
-    let (status, _, _) = send(app(), "GET", "/api/move", Body::empty()).await;
+    // Issue 16: a JSON array was read as the request's fields in order.
+    for body in [r#"[null, []]"#, r#"  ["9/9/9/9/W1B6 w", []]"#] {
+        let (status, _, bytes) = send(app(), "POST", "/api/state", Body::from(body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+        assert!(e.error.contains("expected an object"), "{}", e.error);
+    }
+
+    // Answers made outside the handlers are JSON too (issue 16: 405 had an empty body).
+    let (status, content_type, bytes) = send(app(), "GET", "/api/move", Body::empty()).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
+    let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+    assert!(e.error.contains("method"), "{}", e.error);
+}
+
+#[tokio::test]
+async fn overlong_targets_and_headers_get_json_414_and_431() {
+    let long = format!("/api/health?{}", "x".repeat(9000));
+    let (status, content_type, bytes) = send(app(), "GET", &long, Body::empty()).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
+    let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+    assert!(e.error.contains("at most 8192"), "{}", e.error);
+
+    let request = Request::builder()
+        .uri("/api/health")
+        .header("x-padding", "y".repeat(20_000))
+        .body(Body::empty())
+        .unwrap();
+    let response = app().oneshot(request).await.unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
+    );
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+    assert!(e.error.contains("headers"), "{}", e.error);
+}
+
+#[tokio::test]
+async fn a_position_with_more_legal_turns_than_the_limit_is_refused_not_listed() {
+    // The start position has 5 legal turns (White's opening captures).
+    for (limit, expected) in [(5, StatusCode::OK), (4, StatusCode::BAD_REQUEST)] {
+        let config = ServerConfig {
+            max_listed_turns: limit,
+            ..ServerConfig::default()
+        };
+        let (status, bytes) = post(app_with(config), "/api/state", json!({})).await;
+        assert_eq!(status, expected, "limit {limit}");
+        if status != StatusCode::OK {
+            let e: ErrorBody = serde_json::from_slice(&bytes).unwrap();
+            assert!(e.error.contains("5 legal turns"), "{}", e.error);
+        }
+    }
 }
 
 #[tokio::test]
@@ -428,4 +487,52 @@ async fn the_tables_verdict_comes_with_a_covered_position_and_the_engine_plays_i
     // without tables, or beyond them, there is no verdict
     let s = state(json!({"start": "9/9/3B5/9/WW7 w 0 1", "turns": []})).await;
     assert!(s.tablebase.is_none());
+}
+
+/// An engine that thinks until its deadline or its stop flag, then plays the first legal turn.
+struct Ponderer;
+
+impl fanorona_players::levels::TurnChooser for Ponderer {
+    fn name(&self) -> &str {
+        "ponderer"
+    }
+
+    fn choose(
+        &self,
+        game: &fanorona_engine::Game,
+        _level: fanorona_players::levels::Level,
+        deadline: std::time::Instant,
+        stop: &fanorona_players::Stop,
+    ) -> Result<fanorona_engine::Turn, fanorona_players::levels::ChooseError> {
+        while !stop.is_raised() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(game.position().legal_turns()[0])
+    }
+}
+
+#[tokio::test]
+async fn an_abandoned_search_is_stopped_and_frees_its_slot() {
+    // Issue 14/16: searches whose client went away ran to their end, and the next replies
+    // queued behind them.
+    let config = ServerConfig {
+        max_concurrent_searches: 1,
+        ..ServerConfig::default()
+    };
+    let app = router(Arc::new(Ponderer), config);
+    let abandoned = tokio::time::timeout(
+        Duration::from_millis(300),
+        post(app.clone(), "/api/move", json!({"level": "hard"})),
+    )
+    .await;
+    assert!(abandoned.is_err(), "the ponderer thinks for 3 s at hard");
+    let started = std::time::Instant::now();
+    let (status, _) = post(app, "/api/move", json!({"level": "beginner"})).await;
+    assert_eq!(status, StatusCode::OK);
+    // Without the stop, the slot stays taken until the abandoned search's 3 s are up.
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "the next reply waited {:?} for the abandoned search",
+        started.elapsed()
+    );
 }

@@ -1,6 +1,6 @@
 //! Helpers shared by the project's tests, so no crate keeps its own copy: [`TempDir`], a
 //! seeded generator ([`Rng`]), positions drawn as pictures ([`board`]) and random positions
-//! ([`random_position`], [`random_walk`]).
+//! ([`random_position`], [`random_walk`]), and mutation fuzzing on stable Rust ([`fuzz`]).
 //!
 //! ```
 //! use fanorona_engine::Color;
@@ -20,6 +20,8 @@
 //! let random = random_position(&mut Rng::new(7), 3, 2, Color::Black);
 //! assert_eq!(random.stones(Color::Black).count(), 2);
 //! ```
+
+pub mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -83,6 +85,18 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Makes a FIFO (named pipe) at `path`, for tests of readers that must not block on one.
+///
+/// # Panics
+/// If `mkfifo` fails.
+pub fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo {}", path.display());
 }
 
 /// A small deterministic generator (xorshift64*), so tests need no extra dependency.

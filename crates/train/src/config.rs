@@ -348,6 +348,12 @@ impl Default for EvaluationSection {
     }
 }
 
+/// Most games per opponent in one rating (`evaluation.games`).
+pub const MAX_EVALUATION_GAMES: u32 = 10_000;
+/// Most simulations per move in rating games (`evaluation.simulations`): at a few thousand
+/// evaluations a second on a CPU, already about half a minute a move.
+pub const MAX_EVALUATION_SIMULATIONS: u32 = 100_000;
+
 /// Builds the errors of [`TrainConfig::validate`] for one config file.
 struct Checker<'a> {
     origin: &'a str,
@@ -447,7 +453,10 @@ impl TrainConfig {
 
     /// The name, `[model]` and `[search]`.
     fn validate_head(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
+        // The name becomes a folder under runs/: `..` or `.` would put the run elsewhere.
         let name_ok = !self.name.is_empty()
+            && !self.name.starts_with('.')
+            && self.name.len() <= 100
             && self
                 .name
                 .chars()
@@ -456,7 +465,7 @@ impl TrainConfig {
             name_ok,
             "name",
             format!("{:?}", self.name),
-            "must be non-empty letters, digits, '-', '_' or '.'",
+            "must be 1 to 100 letters, digits, '-', '_' or '.', not starting with '.'",
         )?;
         self.model.validate().map_err(|e| {
             v.bad(
@@ -656,16 +665,23 @@ impl TrainConfig {
     fn validate_evaluation(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let e = &self.evaluation;
         v.check(
-            e.games.is_multiple_of(2),
+            e.games.is_multiple_of(2) && (2..=MAX_EVALUATION_GAMES).contains(&e.games),
             "evaluation.games",
             e.games.to_string(),
-            "must be even (each opening is played with both colours)",
+            "must be even, 2 to 10000 (each opening is played with both colours; \
+             evaluation.every_generations = 0 turns rating off)",
         )?;
         v.check(
-            e.simulations >= 1,
+            (1..=MAX_EVALUATION_SIMULATIONS).contains(&e.simulations),
             "evaluation.simulations",
             e.simulations.to_string(),
-            "must be at least 1",
+            "must be 1 to 100000",
+        )?;
+        v.check(
+            e.opening_plies <= fanorona_players::arena::MatchConfig::MAX_OPENING_PLIES,
+            "evaluation.opening_plies",
+            e.opening_plies.to_string(),
+            "must be 0 to 64",
         )?;
         v.check(
             (0.5..=1.0).contains(&e.gating_threshold),
@@ -736,6 +752,20 @@ mod tests {
             ),
             ("[training]\ndevice = \"tpu\"", "training.device"),
             ("[evaluation]\ngames = 3", "evaluation.games"),
+            ("[evaluation]\ngames = 0", "evaluation.games"),
+            (
+                "[evaluation]\nsimulations = 4294967295",
+                "evaluation.simulations",
+            ),
+            (
+                "[evaluation]\nopening_plies = 65",
+                "evaluation.opening_plies",
+            ),
+            (
+                "[evaluation]\nbaselines = [\"alphabeta:ms=99999999999\"]",
+                "evaluation.baselines[0]",
+            ),
+            ("[search]\nsimulations = 4294967295", "search.simulations"),
             (
                 "[evaluation]\nbaselines = [\"alphabeta:depht=2\"]",
                 "evaluation.baselines[0]",
@@ -754,6 +784,12 @@ mod tests {
         }
         let e = parse("name = 3").unwrap_err().to_string();
         assert!(e.contains("name"), "{e}");
+        // A name is a folder under runs/: none that leaves it.
+        for name in ["..", ".", ".hidden", "a/b", ""] {
+            let e = parse(&format!("name = {name:?}")).unwrap_err().to_string();
+            assert!(e.contains("`name`") || e.contains("name"), "{name}: {e}");
+        }
+        assert!(parse("name = \"run.2\"").is_ok());
     }
 
     #[test]
@@ -781,5 +817,39 @@ mod tests {
         for name in ["tiny.toml", "default.toml", "gpu.toml"] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    /// Fuzz target: mutations of the shipped configs are accepted or refused with an error,
+    /// never a panic, and whatever is accepted passes validation again after a round trip.
+    #[test]
+    fn fuzz_mutated_config_files_never_panic() {
+        let seeds: Vec<Vec<u8>> = ["default.toml", "tiny.toml", "gpu.toml"]
+            .iter()
+            .map(|name| {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../configs")
+                    .join(name);
+                std::fs::read(path).unwrap()
+            })
+            .collect();
+        let tokens: [&[u8]; 8] = [
+            b"= 4294967295",
+            b"= -1",
+            b"= nan",
+            b"= inf",
+            b"[[0, 9.9]]",
+            b"\"..\"",
+            b"\n[model]\n",
+            b"= 1e309",
+        ];
+        fanorona_testkit::fuzz::run("config", &seeds, &tokens, 1500, |bytes| {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                return;
+            };
+            if let Ok(config) = parse(text) {
+                let again = config.to_toml().expect("an accepted config prints");
+                parse(&again).expect("and parses again");
+            }
+        });
     }
 }

@@ -47,5 +47,5 @@ pub mod training_phase;
 pub use config::{ConfigError, TrainConfig};
 pub use pipeline::{TrainOptions, TrainSummary, selfplay_worker, train};
 pub use run::{Run, RunState, TrainError};
-pub use rundir::RunDir;
+pub use rundir::{RunDir, RunLock};
 pub use training_phase::MAX_NON_FINITE_BATCHES;

@@ -28,7 +28,7 @@ use crate::metrics::{Metrics, Progress};
 use crate::rating::rate_checkpoint;
 use crate::replay::ReplayBuffer;
 use crate::run::{Run, RunState, TrainError, TrainingPhase};
-use crate::rundir::RunDir;
+use crate::rundir::{RunDir, RunDirError, RunLock};
 use crate::selfplay_phase::{SelfPlayNet, record_selfplay, selfplay_generation, training_steps};
 use crate::training_phase::train_phase;
 
@@ -88,8 +88,12 @@ fn open_run(
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
     fanorona_net::set_configured_backend(config.training.inference);
-    let metrics = Metrics::open(&dir.tensorboard_dir());
+    let mut metrics = Metrics::open(&dir.tensorboard_dir());
     let progress = Progress::new(interactive);
+    if let Some(warning) = metrics.take_warning() {
+        progress.line(&format!("warning: {warning}"));
+        dir.log(&format!("warning: {warning}"))?;
+    }
     let tables = open_tables(&config, &progress)?;
     Ok(Run {
         dir,
@@ -149,6 +153,7 @@ fn open_tables(
 /// The trainer and state to go on from: the newest readable checkpoint, or a fresh network.
 fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
     if let Some((trainer, state, path)) = run.load_latest()? {
+        check_resumable(&run.config, trainer.config())?;
         run.progress.line(&format!(
             "resuming {} from {} (generation {}, {} steps)",
             run.dir.root().display(),
@@ -175,6 +180,57 @@ fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
     ))?;
     let trainer = Trainer::new(trainer_config(&run.config), &run.device);
     Ok((trainer, RunState::default()))
+}
+
+/// On resume the network and its optimiser come from the checkpoint: a run's `config.toml`
+/// edited to another shape or optimiser would be silently ignored, so it is refused, naming
+/// the key. Every other key may change between sessions.
+fn check_resumable(config: &TrainConfig, saved: &TrainerConfig) -> Result<(), TrainError> {
+    let wanted = trainer_config(config);
+    let (a, b) = (&wanted.net, &saved.net);
+    let shape = [
+        ("model.blocks", a.blocks, b.blocks),
+        ("model.channels", a.channels, b.channels),
+        (
+            "model.policy_channels",
+            a.policy_channels,
+            b.policy_channels,
+        ),
+        ("model.value_channels", a.value_channels, b.value_channels),
+        ("model.value_hidden", a.value_hidden, b.value_hidden),
+        (
+            "model.global_pool_every",
+            a.global_pool_every,
+            b.global_pool_every,
+        ),
+    ];
+    let changed = shape
+        .iter()
+        .find(|(_, a, b)| a != b)
+        .map(|(key, a, b)| (*key, a.to_string(), b.to_string()))
+        .or_else(|| {
+            let (a, b) = (
+                format!("{:?}", wanted.optimizer),
+                format!("{:?}", saved.optimizer),
+            );
+            (a != b).then_some(("training.optimizer", a, b))
+        })
+        .or_else(|| {
+            (wanted.weight_decay != saved.weight_decay).then(|| {
+                (
+                    "training.weight_decay",
+                    wanted.weight_decay.to_string(),
+                    saved.weight_decay.to_string(),
+                )
+            })
+        });
+    match changed {
+        None => Ok(()),
+        Some((key, now, before)) => Err(TrainError::RunDir(RunDirError::Other(format!(
+            "{key} is {now} in the run's config.toml but {before} in its checkpoints: the network \
+             and its optimiser cannot change on resume; set it back, or start a new run"
+        )))),
+    }
 }
 
 /// Reads every new shard into the replay window, reporting unreadable ones.
@@ -225,7 +281,13 @@ fn selfplay_then_ingest(
 /// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
 /// `config.toml` is used instead).
 pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
-    let (dir, mut config, resumed) = RunDir::open(&opts.run_dir, config)?;
+    // A new run is checked against this build before its folder is made: a device the build
+    // lacks would otherwise be archived in config.toml, and every later start would fail.
+    if !opts.run_dir.join("config.toml").exists() {
+        device_by_name(&config.training.device)?;
+    }
+    let lock = RunLock::acquire(&opts.run_dir)?;
+    let (dir, mut config, resumed) = RunDir::open(&opts.run_dir, config, &lock)?;
     if let Some(tables) = &opts.tablebases {
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }
@@ -265,6 +327,10 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
             last_checkpoint = Some(run.save(&trainer, &state)?);
         }
         run.metrics.flush();
+        if let Some(warning) = run.metrics.take_warning() {
+            run.progress.line(&format!("warning: {warning}"));
+            run.log(&format!("warning: {warning}"))?;
+        }
         generations_run += 1;
     }
     run.progress.finish();

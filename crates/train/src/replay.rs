@@ -554,11 +554,9 @@ mod tests {
         assert!(s.encode_into(Symmetry::Identity, 50, &mut batch).is_err());
     }
 
-    #[test]
-    fn shards_round_trip_and_checks_hold() {
-        let dir = fanorona_testkit::TempDir::new("shard");
-        let path = dir.join("a.shard");
-        let shard = Shard {
+    /// Two samples and one game.
+    fn small_shard() -> Shard {
+        Shard {
             samples: vec![chain_sample(), chain_sample()],
             games: vec![GameSummary {
                 turns: 3,
@@ -568,7 +566,14 @@ mod tests {
                 false_resignation: None,
             }],
             network_steps: 12,
-        };
+        }
+    }
+
+    #[test]
+    fn shards_round_trip_and_checks_hold() {
+        let dir = fanorona_testkit::TempDir::new("shard");
+        let path = dir.join("a.shard");
+        let shard = small_shard();
         write_shard(&path, &shard).unwrap();
         assert_eq!(read_shard(&path).unwrap(), shard);
         let bytes = std::fs::read(&path).unwrap();
@@ -609,6 +614,53 @@ mod tests {
             assert!(err.contains("sample 1") && err.contains(expected), "{err}");
             assert!(err.contains("bad.shard"), "{err}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_named_like_a_shard_is_skipped_not_waited_on() {
+        // Issue 16: opening a FIFO blocked the trainer forever.
+        let dir = fanorona_testkit::TempDir::new("shard-fifo");
+        let shard = Shard {
+            samples: vec![chain_sample()],
+            games: Vec::new(),
+            network_steps: 0,
+        };
+        write_shard(&dir.join("a.shard"), &shard).unwrap();
+        fanorona_testkit::make_fifo(&dir.join("b.shard"));
+        let mut replay = ReplayBuffer::new();
+        let report = replay.scan(&dir, 1000);
+        assert_eq!(report.shards, 1);
+        assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
+        assert!(report.skipped[0].contains("fifo"), "{:?}", report.skipped);
+    }
+
+    /// Fuzz target: a shard whose payload is mutated under a valid checksum (the checksum
+    /// only proves the bytes are the ones written) is refused or read, never a panic, and
+    /// whatever is read passes the sample checks.
+    #[test]
+    fn fuzz_mutated_shard_payloads_with_valid_checksums_never_panic() {
+        let dir = fanorona_testkit::TempDir::new("shard-fuzz");
+        let path = dir.join("seed.shard");
+        let shard = small_shard();
+        write_shard(&path, &shard).unwrap();
+        let payload = container::read(&path, &SHARD_MAGIC, SHARD_VERSION).unwrap();
+        let case = dir.join("case.shard");
+        fanorona_testkit::fuzz::run(
+            "shard",
+            &[payload],
+            &[&[0xff; 8], &[0; 8], &[0x7f, 0x80, 0x80, 0x80]],
+            500,
+            |bytes| {
+                container::write_atomic(&case, &SHARD_MAGIC, SHARD_VERSION, bytes).unwrap();
+                if let Ok(read) = read_shard(&case) {
+                    let mut batch = empty_batch();
+                    for sample in &read.samples {
+                        let _ = sample.encode_into(Symmetry::Identity, 50, &mut batch);
+                    }
+                }
+            },
+        );
     }
 
     #[test]

@@ -10,10 +10,13 @@
 //!   checkpoints/       ckpt-<steps>.ckpt (model, optimizer, counters, run state; with gating
 //!                      the run state names the best checkpoint)
 //!   tensorboard/       TensorBoard event files
+//!   train.lock         held (an OS file lock) by the one trainer of the run
 //! ```
 //!
 //! Stages talk only through this directory, so a `fanorona selfplay` process on another
-//! machine sharing it can feed the same trainer.
+//! machine sharing it can feed the same trainer. One trainer at a time: `fanorona train` takes
+//! the lock on `train.lock` ([`RunLock`]) before it reads or writes anything else, and the
+//! operating system releases it however the trainer ends; self-play workers take no lock.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -69,6 +72,61 @@ pub struct RunDir {
     root: PathBuf,
 }
 
+/// The trainer's lock on a run directory: held while the value lives, released when it is
+/// dropped or the process ends in any way (the operating system's file lock on `train.lock`).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: fs::File,
+}
+
+/// Highest step count a checkpoint's name may carry: names beyond it (which no run reaches:
+/// a million steps a day for 2,700 years) are ignored rather than taken as the newest.
+pub const MAX_CHECKPOINT_STEPS: u64 = 999_999_999_999;
+
+impl RunLock {
+    /// The file holding the lock.
+    pub const FILE: &'static str = "train.lock";
+
+    /// Takes the trainer's lock on the run in `root` (creating the folder if needed), or says
+    /// that another trainer holds it, with the process id it recorded.
+    pub fn acquire(root: &Path) -> Result<RunLock, RunDirError> {
+        fs::create_dir_all(root).map_err(io(root))?;
+        let path = root.join(Self::FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io(&path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let holder = fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                return Err(RunDirError::Other(format!(
+                    "{} is in use by another trainer{} ({} is locked); one trainer per run \
+                     (self-play workers may join it with `fanorona selfplay`)",
+                    root.display(),
+                    if holder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (process {holder})")
+                    },
+                    path.display()
+                )));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+        }
+        // Record who holds it, for the message above; the lock itself is what counts.
+        let pid = std::process::id().to_string();
+        file.set_len(0)
+            .and_then(|()| file.write_all(pid.as_bytes()))
+            .map_err(io(&path))?;
+        Ok(RunLock { _file: file })
+    }
+}
+
 /// The git revision baked in at build time.
 pub fn git_revision() -> &'static str {
     option_env!("FANORONA_GIT_REVISION").unwrap_or("unknown")
@@ -87,9 +145,12 @@ impl RunDir {
     /// Open `root` as a run: create it for a new run (archiving `config`), or, when it already
     /// holds a run, read its own `config.toml` back. Returns the directory, the config to use
     /// and whether the run is resumed.
+    ///
+    /// Taking `_lock` proves the caller holds the run's [`RunLock`].
     pub fn open(
         root: &Path,
         config: &TrainConfig,
+        _lock: &RunLock,
     ) -> Result<(RunDir, TrainConfig, bool), RunDirError> {
         let dir = RunDir {
             root: root.to_path_buf(),
@@ -100,7 +161,11 @@ impl RunDir {
             dir.remove_stale_temporaries();
             return Ok((dir, used, true));
         }
-        if root.exists() && fs::read_dir(root).map_err(io(root))?.next().is_some() {
+        let other_entry = fs::read_dir(root)
+            .map_err(io(root))?
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name() != RunLock::FILE);
+        if other_entry {
             return Err(RunDirError::Other(format!(
                 "{} exists and is not a run directory (no config.toml); choose another --run-dir",
                 root.display()
@@ -150,14 +215,16 @@ impl RunDir {
         Ok((dir, config))
     }
 
-    /// Delete temporary files that writers killed mid-write left behind (`.name.*.tmp`, older
-    /// than ten minutes so that a live writer on another machine is never disturbed).
+    /// Delete temporary files that writers killed mid-write left behind (`.name.*.tmp`): at
+    /// once in the run's root and `checkpoints/`, which only the trainer (holding the lock)
+    /// writes; in `selfplay/` only when older than ten minutes, so that a live worker on another
+    /// machine is never disturbed.
     fn remove_stale_temporaries(&self) {
         let old = std::time::Duration::from_secs(600);
-        for dir in [
-            self.root.clone(),
-            self.selfplay_dir(),
-            self.checkpoint_dir(),
+        for (dir, min_age) in [
+            (self.root.clone(), std::time::Duration::ZERO),
+            (self.checkpoint_dir(), std::time::Duration::ZERO),
+            (self.selfplay_dir(), old),
         ] {
             for entry in fs::read_dir(&dir)
                 .into_iter()
@@ -170,7 +237,7 @@ impl RunDir {
                     .and_then(|m| m.modified())
                     .ok()
                     .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age > old);
+                    .is_some_and(|age| age >= min_age);
                 if name.starts_with('.') && name.ends_with(".tmp") && stale {
                     let _ = fs::remove_file(entry.path());
                 }
@@ -235,12 +302,12 @@ impl RunDir {
             .filter_map(|e| e.ok())
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let steps = name
+                let steps: u64 = name
                     .strip_prefix("ckpt-")?
                     .strip_suffix(".ckpt")?
                     .parse()
                     .ok()?;
-                Some((steps, e.path()))
+                (steps <= MAX_CHECKPOINT_STEPS).then(|| (steps, e.path()))
             })
             .collect();
         out.sort();

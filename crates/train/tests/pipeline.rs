@@ -235,3 +235,86 @@ fn a_diverging_run_stops_with_a_clear_error_instead_of_retrying_forever() {
     );
     assert!(started.elapsed().as_secs() < 300);
 }
+
+#[test]
+fn one_trainer_per_run_and_the_lock_goes_with_it() {
+    // Issue 16: two trainers on one run pruned each other's checkpoints.
+    let dir = temp_dir("locked");
+    train(&tiny(), &options(&dir, 1)).unwrap();
+    let before = files(&dir.join("checkpoints"));
+    let held = fanorona_train::RunLock::acquire(&dir).unwrap();
+    let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();
+    assert!(err.contains("in use by another trainer"), "{err}");
+    assert!(
+        err.contains(&std::process::id().to_string()),
+        "names the holder: {err}"
+    );
+    assert_eq!(files(&dir.join("checkpoints")), before, "nothing touched");
+    drop(held);
+    let summary = train(&tiny(), &options(&dir, 1)).unwrap();
+    assert_eq!(summary.generation, 2);
+}
+
+#[test]
+fn a_new_shape_in_the_runs_config_is_refused_on_resume_naming_the_key() {
+    // Issue 16: an edited `blocks` was silently ignored (the checkpoint's shape won).
+    let dir = temp_dir("reshaped");
+    train(&tiny(), &options(&dir, 1)).unwrap();
+    let path = dir.join("config.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("blocks = 1"), "{text}");
+    std::fs::write(&path, text.replace("blocks = 1", "blocks = 2")).unwrap();
+    let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();
+    assert!(
+        err.contains("model.blocks") && err.contains("2") && err.contains("1"),
+        "{err}"
+    );
+    // Set back, the run goes on.
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(train(&tiny(), &options(&dir, 1)).unwrap().generation, 2);
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn a_device_this_build_lacks_is_refused_before_the_run_exists() {
+    // Issue 16: the run directory was made first, and its saved config failed every later start.
+    let parent = temp_dir("no-cuda");
+    let dir = parent.join("run");
+    let mut config = tiny();
+    config.training.device = "cuda".into();
+    let err = train(&config, &options(&dir, 1)).unwrap_err().to_string();
+    assert!(err.to_lowercase().contains("cuda"), "{err}");
+    assert!(!dir.exists(), "nothing was created");
+}
+
+#[test]
+fn leftovers_of_a_killed_trainer_and_impossible_counters_are_dealt_with() {
+    let dir = temp_dir("leftovers");
+    train(&tiny(), &options(&dir, 1)).unwrap();
+    let ckpts = dir.join("checkpoints");
+    let newest = ckpts.join(files(&ckpts).pop().unwrap());
+    // A fresh checkpoint temporary (the trainer was killed a moment ago), a worker's fresh
+    // shard temporary, and a checkpoint named with a counter no run reaches.
+    let ckpt_temp = ckpts.join(".ckpt-000000099.ckpt.4242.0.tmp");
+    std::fs::write(&ckpt_temp, vec![0u8; 3_000_000]).unwrap();
+    let shard_temp = dir
+        .join("selfplay")
+        .join(".sp-g000001-w-00000-n0001.shard.77.0.tmp");
+    std::fs::write(&shard_temp, b"half").unwrap();
+    let bogus = ckpts.join("ckpt-18446744073709551615.ckpt");
+    std::fs::copy(&newest, &bogus).unwrap();
+    let summary = train(&tiny(), &options(&dir, 1)).unwrap();
+    assert_eq!(summary.generation, 2, "resumed from the real newest");
+    assert!(
+        !ckpt_temp.exists(),
+        "the trainer's own temporary is removed at once"
+    );
+    assert!(shard_temp.exists(), "a worker's may still be in use");
+    let last = summary.checkpoint.unwrap();
+    assert_ne!(last, bogus);
+    assert!(
+        last.to_string_lossy().contains("ckpt-0000000"),
+        "{}",
+        last.display()
+    );
+}

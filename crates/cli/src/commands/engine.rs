@@ -20,8 +20,9 @@
 //! | `legal` | `legal <turn> <turn> ...`: every legal turn (just `legal` when the game is over) |
 //! | `fen` | `fen <position>`: the current position |
 //! | `newgame` | nothing; back to the start position, and the player forgets the previous game |
-//! | `isready` | `readyok` |
-//! | `quit` | nothing; the engine exits (so it does at the end of the input) |
+//! | `stop` | during a search: ends it now, and `go` answers with the best turn found so far; otherwise nothing |
+//! | `isready` | `readyok`, at once (also during a search) |
+//! | `quit` | nothing; the engine exits, at once also during a search (whose answer is dropped); at the end of the input it exits after answering a running search |
 //!
 //! - `info` lines are `info` followed by `key value` pairs, among: `depth <completed depth>`,
 //!   `score cs <centi-stones>` / `score win <turns>` / `score loss <turns>` (alpha-beta, from the
@@ -32,6 +33,14 @@
 //!   `position ... moves ...` with it to go on.
 //! - `go` on a finished game answers `info result <1-0|0-1|1/2-1/2> <reason>` and then
 //!   `bestturn none`.
+//! - Input is read while a search runs: `stop` and `quit` act at once, `isready` is answered at
+//!   once; any other command sent meanwhile waits and is answered, in order, after the search's
+//!   `bestturn`, and a `quit` sent after such a command waits its turn too (so a script may
+//!   send a whole session without waiting for answers).
+//! - Limits: `go ms` 1 to 3600000 (one hour), `go depth` 1 to 64, `go sims` 1 to 10000000; an
+//!   MCTS tree is bounded in memory (about 1 GiB) whatever the simulations. Lines are at most
+//!   1 MiB; a longer line, or one that is not UTF-8, is answered with an `error` line and skipped.
+//!   `error` lines are cut at 240 characters, so a bad command is not echoed back whole.
 //! - Anything malformed (an unknown command, a bad number, a position or turn that does not
 //!   parse, an illegal turn) is answered by one line `error <what is wrong>`, and the engine
 //!   keeps running. A `position` command with an error leaves the previous position unchanged;
@@ -62,12 +71,14 @@
 //! > quit
 //! ```
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, Read, Write};
+use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_engine::{Position, Rules, Turn, parse_position};
-use fanorona_players::{ChoiceInfo, GameSession, Limit, Player};
+use fanorona_engine::{Game, Position, Rules, Turn, parse_position};
+use fanorona_players::{Choice, ChoiceInfo, GameSession, Limit, Player, PlayerError, Stop};
 
 use super::players::{TablesArgs, make_player, parse_spec};
 
@@ -81,19 +92,38 @@ pub struct EngineArgs {
     pub tables: TablesArgs,
 }
 
+/// Longest command line read, in bytes; a longer one is answered with an error and skipped.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Longest `error` line written, in characters: what a bad command echoes is cut there.
+const MAX_ERROR_CHARS: usize = 240;
+
 /// Run `fanorona engine` on standard input and output.
 pub fn run(args: &EngineArgs) -> Result<()> {
     let spec = parse_spec(&args.player)?;
     let player = make_player(&spec, 0, &args.tables.load(Rules::default())?)?;
-    let stdin = std::io::stdin();
+    let stdin = std::io::BufReader::new(std::io::stdin());
     let stdout = std::io::stdout();
-    serve(stdin.lock(), stdout.lock(), player)
+    serve(stdin, stdout.lock(), player)
 }
 
 /// What to do after a command.
 enum Flow {
     Continue,
+    /// Start a search of this game with this limit.
+    Search(Game, Option<Limit>),
     Quit,
+}
+
+/// What reaches the engine's loop: input lines from the reading thread, results from the
+/// searching one.
+enum Event {
+    /// A command line, or why it could not be read as one.
+    Line(Result<String, String>),
+    /// The end of the input.
+    End,
+    /// A search finished: the player comes back with its choice.
+    Searched(Box<dyn Player>, Result<Choice, PlayerError>),
 }
 
 /// The engine's state: the game and the player.
@@ -103,24 +133,182 @@ struct Session {
 }
 
 /// Answers the commands read from `input` on `output` until `quit` or the end of the input.
-pub fn serve(input: impl BufRead, mut output: impl Write, player: Box<dyn Player>) -> Result<()> {
-    let mut session = Session {
+///
+/// Input is read on its own thread and every `go` searches on another, so that `stop` and
+/// `quit` act during a search and `isready` is answered at once; other commands sent meanwhile
+/// are answered, in order, once it ends (and a `quit` sent after them waits its turn). At the
+/// end of the input a running search is finished and answered first.
+pub fn serve(
+    input: impl BufRead + Send + 'static,
+    mut output: impl Write,
+    mut player: Box<dyn Player>,
+) -> Result<()> {
+    let stop = Stop::new();
+    player.set_stop(stop.clone());
+    let (events, inbox) = mpsc::channel();
+    let reader_events = events.clone();
+    std::thread::spawn(move || read_lines(input, &reader_events));
+
+    let mut idle = Some(Session {
         game: GameSession::new(Position::start(), Rules::default()),
         player,
-    };
-    for line in input.lines() {
-        let line = line.context("reading a command")?;
-        let mut answer = Vec::new();
-        let flow = session.command(&line, &mut answer);
-        for text in &answer {
-            writeln!(output, "{text}").context("writing an answer")?;
+    });
+    // While a search runs, the game it left behind (the player is with the search).
+    let mut searching: Option<GameSession> = None;
+    let mut waiting: VecDeque<Result<String, String>> = VecDeque::new();
+    let (mut quitting, mut ended) = (false, false);
+    loop {
+        while let Some(session) = idle.as_mut() {
+            let Some(line) = waiting.pop_front() else {
+                break;
+            };
+            let mut answer = Vec::new();
+            let flow = match line {
+                Ok(line) => session.command(&line, &mut answer),
+                Err(message) => {
+                    answer.push(error_line(&message));
+                    Flow::Continue
+                }
+            };
+            write_lines(&mut output, &answer)?;
+            match flow {
+                Flow::Continue => {}
+                Flow::Quit => return Ok(()),
+                Flow::Search(game, limit) => {
+                    let Session { game: kept, player } = idle.take().expect("idle");
+                    searching = Some(kept);
+                    stop.lower();
+                    let events = events.clone();
+                    std::thread::spawn(move || {
+                        let mut player = player;
+                        let choice = player.choose(&game, limit);
+                        let _ = events.send(Event::Searched(player, choice));
+                    });
+                }
+            }
         }
-        output.flush().context("writing an answer")?;
-        if let Flow::Quit = flow {
-            break;
+        if idle.is_some() && ended {
+            return Ok(());
+        }
+        match inbox.recv().context("the engine's threads stopped")? {
+            Event::Line(line) if searching.is_some() => {
+                // `stop` is for the running search. `quit` is too, unless commands sent
+                // before it are still waiting: then its turn comes after theirs.
+                match line.as_deref().map(|l| l.split_whitespace().next()) {
+                    Ok(Some("isready")) => write_lines(&mut output, &["readyok".into()])?,
+                    Ok(Some("stop")) => stop.raise(),
+                    Ok(Some("quit")) if waiting.is_empty() => {
+                        stop.raise();
+                        quitting = true;
+                    }
+                    _ => waiting.push_back(line),
+                }
+            }
+            Event::Line(line) => waiting.push_back(line),
+            Event::End => ended = true,
+            Event::Searched(player, choice) => {
+                if quitting {
+                    return Ok(());
+                }
+                write_lines(&mut output, &search_answer(choice))?;
+                let game = searching.take().expect("a search was running");
+                idle = Some(Session { game, player });
+            }
         }
     }
-    Ok(())
+}
+
+/// Reads `input` line by line onto `events` (see [`read_line`]) until its end or an error.
+fn read_lines(mut input: impl BufRead, events: &mpsc::Sender<Event>) {
+    let mut buffer = Vec::new();
+    loop {
+        let event = match read_line(&mut input, &mut buffer) {
+            Ok(Some(line)) => Event::Line(line),
+            Ok(None) => Event::End,
+            Err(e) => {
+                // A failing input does not heal: report it and treat it as the end.
+                let _ = events.send(Event::Line(Err(format!("reading a command: {e}"))));
+                Event::End
+            }
+        };
+        let last = matches!(event, Event::End);
+        if events.send(event).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// Reads one line (without its end) of at most [`MAX_LINE_BYTES`]: `Ok(None)` at the end of
+/// the input, `Some(Err(..))` for a line too long (skipped to its end) or not UTF-8.
+fn read_line(
+    input: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+) -> std::io::Result<Option<Result<String, String>>> {
+    buffer.clear();
+    let read = input
+        .by_ref()
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', buffer)?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if buffer.last() != Some(&b'\n') && buffer.len() > MAX_LINE_BYTES {
+        // Skip the rest of the line, a bounded piece at a time.
+        let mut skipped = buffer.len();
+        loop {
+            buffer.clear();
+            let n = input
+                .by_ref()
+                .take(MAX_LINE_BYTES as u64)
+                .read_until(b'\n', buffer)?;
+            skipped += n;
+            if n == 0 || buffer.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(Some(Err(format!(
+            "line too long ({skipped} bytes; at most {MAX_LINE_BYTES}): ignored"
+        ))));
+    }
+    while matches!(buffer.last(), Some(b'\n' | b'\r')) {
+        buffer.pop();
+    }
+    Ok(Some(match std::str::from_utf8(buffer) {
+        Ok(text) => Ok(text.to_string()),
+        Err(e) => Err(format!(
+            "the line is not UTF-8 (bad byte at {}): ignored",
+            e.valid_up_to()
+        )),
+    }))
+}
+
+/// Writes `lines` and flushes.
+fn write_lines(output: &mut impl Write, lines: &[String]) -> Result<()> {
+    for text in lines {
+        writeln!(output, "{text}").context("writing an answer")?;
+    }
+    output.flush().context("writing an answer")
+}
+
+/// `error <message>`, cut to [`MAX_ERROR_CHARS`] so that a huge bad line is not echoed whole.
+fn error_line(message: &str) -> String {
+    let mut chars = message.char_indices();
+    match chars.nth(MAX_ERROR_CHARS) {
+        None => format!("error {message}"),
+        Some((cut, _)) => format!(
+            "error {}... ({} more bytes)",
+            &message[..cut],
+            message.len() - cut
+        ),
+    }
+}
+
+/// The answer to a finished search: `info ...` and `bestturn ...`, or an error.
+fn search_answer(choice: Result<Choice, PlayerError>) -> Vec<String> {
+    match choice {
+        Ok(choice) => vec![info_line(&choice.info), format!("bestturn {}", choice.turn)],
+        Err(e) => vec![error_line(&format!("go: {e}"))],
+    }
 }
 
 impl Session {
@@ -132,12 +320,18 @@ impl Session {
         };
         let result = match name {
             "quit" => return Flow::Quit,
+            // Nothing to stop: the search it was meant for has already answered.
+            "stop" => Ok(()),
             "isready" => {
                 out.push("readyok".into());
                 Ok(())
             }
             "position" => self.position(rest).map_err(|e| format!("position: {e}")),
-            "go" => self.go(rest, out).map_err(|e| format!("go: {e}")),
+            "go" => match self.go(rest, out) {
+                Ok(Some((game, limit))) => return Flow::Search(game, limit),
+                Ok(None) => Ok(()),
+                Err(e) => Err(format!("go: {e}")),
+            },
             "legal" => {
                 let turns: Vec<String> = if self.game.outcome().is_some() {
                     Vec::new()
@@ -167,11 +361,11 @@ impl Session {
                 Ok(())
             }
             other => Err(format!(
-                "unknown command {other:?} (commands: position, go, legal, fen, newgame, isready, quit)"
+                "unknown command {other:?} (commands: position, go, stop, legal, fen, newgame, isready, quit)"
             )),
         };
         if let Err(message) = result {
-            out.push(format!("error {message}"));
+            out.push(error_line(&message));
         }
         Flow::Continue
     }
@@ -214,34 +408,17 @@ impl Session {
         Ok(())
     }
 
-    /// `go [ms N | depth N | sims N]`.
-    fn go(&mut self, words: &[&str], out: &mut Vec<String>) -> Result<(), String> {
+    /// `go [ms N | depth N | sims N]`: the game to search and the limit, or `None` when the
+    /// game is over (and the result is answered at once).
+    #[allow(clippy::type_complexity)]
+    fn go(
+        &mut self,
+        words: &[&str],
+        out: &mut Vec<String>,
+    ) -> Result<Option<(Game, Option<Limit>)>, String> {
         let limit = match words {
             [] => None,
-            [kind, value] => {
-                let n = |what: &str| -> Result<u64, String> {
-                    value
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|&n| n >= 1)
-                        .ok_or_else(|| {
-                            format!("{what} must be a whole number of at least 1, found {value:?}")
-                        })
-                };
-                let small = |what: &str| -> Result<u32, String> {
-                    u32::try_from(n(what)?).map_err(|_| format!("{what} {value} is too large"))
-                };
-                Some(match *kind {
-                    "ms" => Limit::Millis(n("ms")?),
-                    "depth" => Limit::Depth(small("depth")?),
-                    "sims" => Limit::Simulations(small("sims")?),
-                    other => {
-                        return Err(format!(
-                            "unknown limit {other:?} (expected ms, depth or sims)"
-                        ));
-                    }
-                })
-            }
+            [kind, value] => Some(parse_limit(kind, value)?),
             _ => {
                 return Err(format!(
                     "expected `go` or `go ms|depth|sims <N>`, found {:?}",
@@ -256,16 +433,31 @@ impl Session {
                 outcome.reason_tag()
             ));
             out.push("bestturn none".into());
-            return Ok(());
+            return Ok(None);
         }
-        let choice = self
-            .player
-            .choose(self.game.game(), limit)
-            .map_err(|e| e.to_string())?;
-        out.push(info_line(&choice.info));
-        out.push(format!("bestturn {}", choice.turn));
-        Ok(())
+        Ok(Some((self.game.game().clone(), limit)))
     }
+}
+
+/// `ms 500`, `depth 6`, `sims 800`: a limit within its kind's bounds ([`Limit::max_of`]).
+fn parse_limit(kind: &str, value: &str) -> Result<Limit, String> {
+    let make: fn(u64) -> Limit = match kind {
+        "ms" => Limit::Millis,
+        "depth" => |n| Limit::Depth(n as u32),
+        "sims" => |n| Limit::Simulations(n as u32),
+        other => {
+            return Err(format!(
+                "unknown limit {other:?} (expected ms, depth or sims)"
+            ));
+        }
+    };
+    let max = make(1).max_of();
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .map(make)
+        .ok_or_else(|| format!("{kind} must be a whole number from 1 to {max}, found {value:?}"))
 }
 
 /// `info depth 4 score cs 12 nodes 345 time 6 nps 57500`, leaving out what the player did not
@@ -293,7 +485,7 @@ mod tests {
         let spec: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
         let mut output = Vec::new();
         serve(
-            script.as_bytes(),
+            std::io::Cursor::new(script.as_bytes().to_vec()),
             &mut output,
             make_player(&spec, 0, &None).unwrap(),
         )
@@ -334,5 +526,105 @@ mod tests {
         assert!(out[3].contains("does not support"), "{out:?}");
         assert!(out[4].starts_with("info depth"), "{out:?}");
         assert!(out[5].starts_with("bestturn "), "{out:?}");
+    }
+
+    #[test]
+    fn limits_are_bounded_as_documented() {
+        let out = session("go depth 65\ngo ms 3600001\ngo sims 10000001\ngo ms 4294967296\n");
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert!(
+            out[0].contains("depth must be a whole number from 1 to 64"),
+            "{out:?}"
+        );
+        assert!(out[1].contains("from 1 to 3600000"), "{out:?}");
+        assert!(out[2].contains("from 1 to 10000000"), "{out:?}");
+        assert!(out[3].contains("from 1 to 3600000"), "{out:?}");
+    }
+
+    #[test]
+    fn bad_bytes_and_long_lines_get_an_error_and_the_engine_goes_on() {
+        let mut script = b"\xff\xfe bad\n".to_vec();
+        script.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        script.extend(b"\nisready\n");
+        script.extend(std::iter::repeat_n(b'y', 5000));
+        script.extend(b"\nisready\n");
+        let mut output = Vec::new();
+        let spec: PlayerSpec = "random".parse().unwrap();
+        serve(
+            std::io::Cursor::new(script),
+            &mut output,
+            make_player(&spec, 0, &None).unwrap(),
+        )
+        .unwrap();
+        let out: Vec<String> = String::from_utf8(output)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(out.len(), 5, "{out:?}");
+        assert!(out[0].starts_with("error the line is not UTF-8"), "{out:?}");
+        assert!(
+            out[1].starts_with("error line too long"),
+            "{}",
+            &out[1][..60]
+        );
+        assert_eq!(out[2], "readyok");
+        // A 5000-byte unknown command is named, but not echoed whole.
+        assert!(out[3].starts_with("error unknown command"), "{out:?}");
+        assert!(out[3].len() < 400, "{} bytes", out[3].len());
+        assert!(out[3].contains("more bytes)"), "{}", out[3]);
+        assert_eq!(out[4], "readyok");
+    }
+
+    /// Fuzz target: mutated sessions (bytes, lines, words, numbers) get only the protocol's
+    /// own answers, and the engine neither panics nor stops early.
+    #[test]
+    fn fuzz_mutated_sessions_get_protocol_answers_only() {
+        let seeds: Vec<Vec<u8>> = [
+            "isready\nposition startpos moves d2e3a\nlegal\ngo\nfen\n",
+            "position fen 9/9/9/9/W1B6 w moves a1b1a\ngo\nlegal\nnewgame\ngo ms 5\n",
+            "position startpos moves d2e3a e2e3a\ngo depth 2\nstop\ngo sims 3\nquit\n",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let words: [&[u8]; 10] = [
+            b"go ",
+            b"position ",
+            b"fen ",
+            b"moves ",
+            b"startpos",
+            b" 4294967295",
+            b"\n",
+            b"stop\n",
+            b"legal\n",
+            b"\xff",
+        ];
+        let spec: PlayerSpec = "random".parse().unwrap();
+        fanorona_testkit::fuzz::run("engine protocol", &seeds, &words, 1000, |bytes| {
+            let mut output = Vec::new();
+            serve(
+                std::io::Cursor::new(bytes.to_vec()),
+                &mut output,
+                make_player(&spec, 0, &None).unwrap(),
+            )
+            .expect("the session runs to its end");
+            let text = String::from_utf8(output).expect("answers are UTF-8");
+            for line in text.lines() {
+                let word = line.split(' ').next().unwrap_or("");
+                assert!(
+                    ["info", "bestturn", "legal", "fen", "readyok", "error"].contains(&word),
+                    "{line}"
+                );
+                if word == "error" {
+                    assert!(line.len() < 400, "{line}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn stop_when_no_search_runs_is_ignored() {
+        assert_eq!(session("stop\nisready\n"), vec!["readyok"]);
     }
 }

@@ -40,7 +40,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use fanorona_players::arena::{
     FactoryError, MatchConfig, MatchGame, MatchResult, Side, ThinkStats, play_match,
@@ -62,7 +62,7 @@ pub struct PitArgs {
     /// Player B.
     #[arg(value_name = "B")]
     pub b: String,
-    /// Number of games.
+    /// Number of games (1 to 100000).
     #[arg(long, value_name = "N")]
     pub games: u32,
     /// Games played at once, 1 to 1024 (default: the number of CPUs). The results do not
@@ -72,7 +72,7 @@ pub struct PitArgs {
     /// Seed of the openings and of the players' random choices.
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
-    /// Random turns played from the start position before the players take over.
+    /// Random turns played from the start position before the players take over (0 to 64).
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub opening_plies: u32,
     /// Write every game to this file, one line per game (see `fanorona pit --help`).
@@ -89,28 +89,7 @@ pub struct PitArgs {
 pub fn run(args: &PitArgs) -> Result<()> {
     let spec_a = parse_spec(&args.a)?;
     let spec_b = parse_spec(&args.b)?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    let threads = match args.threads {
-        Some(t) if !(1..=MatchConfig::MAX_THREADS).contains(&t) => {
-            bail!(
-                "--threads must be between 1 and {}, got {t}",
-                MatchConfig::MAX_THREADS
-            )
-        }
-        Some(t) => t,
-        None => std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MatchConfig::MAX_THREADS),
-    };
-    let config = MatchConfig {
-        games: args.games,
-        threads,
-        seed: args.seed,
-        opening_plies: args.opening_plies,
-        ..MatchConfig::default()
-    };
+    let config = super::match_settings(args.games, args.threads, args.seed, args.opening_plies)?;
     let tables = args.tables.load(config.rules)?;
     let factory = |spec: PlayerSpec| {
         let tables = tables.clone();

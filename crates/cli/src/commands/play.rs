@@ -16,6 +16,7 @@ use fanorona_engine::{
     Action, Bitboard, BoardStyle, Color, Game, Position, Rules, Step, StepKind, Turn, draw_board,
     parse_position,
 };
+use fanorona_players::Stop;
 use fanorona_players::levels::{Level, TurnChooser};
 use fanorona_players::session::{GameSession, StepDetail, next_steps, turn_details};
 
@@ -292,7 +293,7 @@ impl<W: Write> Session<W> {
         let deadline = Instant::now() + self.level.think_time();
         let turn = self
             .engine
-            .choose(self.session.game(), self.level, deadline)
+            .choose(self.session.game(), self.level, deadline, &Stop::new())
             .context("the engine found no turn")?;
         let before = *self.session.position();
         self.session
@@ -347,7 +348,10 @@ impl<W: Write> Session<W> {
             Game::from_position(self.current(), self.session.game().rules())
         };
         let deadline = Instant::now() + self.level.think_time();
-        match self.engine.choose(&game, self.level, deadline) {
+        match self
+            .engine
+            .choose(&game, self.level, deadline, &Stop::new())
+        {
             Ok(turn) => {
                 let what = if self.chain.is_empty() {
                     "try"

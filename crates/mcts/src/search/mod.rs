@@ -67,6 +67,12 @@ struct PendingLeaf<G: GameState> {
     legal: Vec<G::Action>,
 }
 
+/// Most nodes a search tree holds (about 1 GiB of nodes): a search that fills it ends there, with
+/// what it found, however many simulations were asked for. With every simulation adding one
+/// expanded node and its children, this is reached only by searches of a million simulations
+/// or more.
+pub const MAX_TREE_NODES: usize = 1 << 24;
+
 /// One game's search tree and the state of its current search. See the [module docs](self).
 #[derive(Debug)]
 pub struct Search<G: GameState> {
@@ -91,6 +97,8 @@ pub struct Search<G: GameState> {
     scratch_state: G,
     scratch: Vec<f32>,
     result: Option<SearchResult<G::Action>>,
+    /// Nodes the tree may hold before a search ends early ([`MAX_TREE_NODES`] unless lowered).
+    node_limit: usize,
 }
 
 impl<G: GameState> Search<G> {
@@ -115,7 +123,15 @@ impl<G: GameState> Search<G> {
             collisions: Vec::new(),
             scratch: Vec::new(),
             result: None,
+            node_limit: MAX_TREE_NODES,
         })
+    }
+
+    /// Lowers the bound on the tree's size from [`MAX_TREE_NODES`] to `nodes` (for a small
+    /// machine, or a test): a search that fills the tree ends there.
+    pub fn with_node_limit(mut self, nodes: usize) -> Self {
+        self.node_limit = nodes.min(MAX_TREE_NODES);
+        self
     }
 
     /// The configuration.
@@ -192,7 +208,12 @@ impl<G: GameState> Search<G> {
         }
         let batch = self.config.batch_size as usize;
         let max_collisions = self.config.max_collisions.max(1) as usize;
-        while self.num_pending < batch && self.started < self.target {
+        // The tree's memory is bounded whatever the simulations asked: a full tree ends the
+        // search (after its first simulation) as if it had run them all.
+        while self.num_pending < batch
+            && self.started < self.target
+            && (self.started == 0 || self.tree.nodes.len() < self.node_limit)
+        {
             self.prepare_root();
             match self.descend() {
                 Descent::Leaf | Descent::Terminal => self.started += 1,
@@ -282,6 +303,18 @@ impl<G: GameState> Search<G> {
         evaluator: &E,
         simulations: u32,
     ) -> Result<Option<&SearchResult<G::Action>>, EvalError> {
+        self.run_until_stopped(evaluator, simulations, &|| false)
+    }
+
+    /// [`run_with`](Self::run_with), asking `stop` after every batch: once it answers `true` the
+    /// search ends with the simulations done so far (at least one). Until then the search is
+    /// exactly that of `run_with`.
+    pub fn run_until_stopped<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        simulations: u32,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<&SearchResult<G::Action>>, EvalError> {
         self.start_with(simulations);
         let mut out = Vec::new();
         while self.step() == SearchState::NeedsEvaluation {
@@ -294,8 +327,17 @@ impl<G: GameState> Search<G> {
                 return Err(e);
             }
             self.supply(&out);
+            if stop() {
+                self.end_early();
+            }
         }
         Ok(self.result())
+    }
+
+    /// Ends the current search at the next [`step`](Self::step): no more simulations are
+    /// started (one at least, so that there is a result); those in flight are still supplied.
+    pub fn end_early(&mut self) {
+        self.target = self.target.min(self.started.max(1));
     }
 
     /// Plays `action` at the root. With [`SearchConfig::reuse_tree`], the action's subtree

@@ -229,6 +229,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_full_tree_of_fanorona_sized_nodes_stays_near_a_gibibyte() {
+        // Fanorona's actions are 4 bytes; the tree's bound is stated in memory, not nodes.
+        let bytes = std::mem::size_of::<Node<u32>>() * super::super::MAX_TREE_NODES;
+        assert!(bytes <= 3 << 29, "{bytes} bytes");
+    }
+
+    #[test]
     fn backup_flips_only_where_the_mover_changes() {
         // Root (player 0 to move) -> a (player 0 moves again) -> b (player 1 to move).
         let mut t: Tree<u8> = Tree::new(0);

@@ -15,7 +15,7 @@ use search::{Child, INF, PathEntry, Searcher, WIN, WIN_BOUND, children};
 use tt::Table;
 
 use crate::player::{
-    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, check_limit, check_playable,
+    Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
 
 /// Deepest nominal depth the player searches, in turns.
@@ -41,7 +41,7 @@ pub struct AlphaBetaConfig {
 
 impl AlphaBetaConfig {
     /// Deepest nominal depth, in turns.
-    pub const MAX_DEPTH: u32 = 64;
+    pub const MAX_DEPTH: u32 = Limit::MAX_DEPTH;
     /// Depth used when neither a depth nor a time is given.
     pub const DEFAULT_DEPTH: u32 = 4;
     /// Default quiescence extension.
@@ -96,6 +96,8 @@ pub struct AlphaBetaPlayer {
     after_last_turn: Option<Position>,
     /// Endgame tables: exact scores in the search, perfect play at a covered root.
     tables: crate::tables::Tables,
+    /// Raised: end the search now with the best turn so far.
+    stop: Stop,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -128,6 +130,7 @@ impl AlphaBetaPlayer {
             history: Vec::new(),
             after_last_turn: None,
             tables: None,
+            stop: Stop::new(),
         }
     }
 
@@ -231,6 +234,7 @@ impl AlphaBetaPlayer {
             buffers: &mut self.buffers,
             nodes: 1,
             deadline,
+            stop: &self.stop,
             stopped: false,
             path: self.history.clone(),
             root_index,
@@ -372,6 +376,10 @@ impl Player for AlphaBetaPlayer {
         self.tt.clear();
         self.history.clear();
         self.after_last_turn = None;
+    }
+
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 }
 

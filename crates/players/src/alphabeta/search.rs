@@ -139,6 +139,8 @@ pub(super) struct Searcher<'a> {
     pub buffers: &'a mut Vec<Vec<Child>>,
     pub nodes: u64,
     pub deadline: Option<Instant>,
+    /// Raised from outside (the engine protocol's `stop`): end as at the deadline.
+    pub stop: &'a crate::player::Stop,
     pub stopped: bool,
     /// Turn-start positions since the game's last capture known before the root, then the
     /// root, then the current search path (parent on top).
@@ -157,8 +159,7 @@ impl Searcher<'_> {
     fn tick(&mut self) {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CLOCK_INTERVAL)
-            && let Some(deadline) = self.deadline
-            && Instant::now() >= deadline
+            && (self.stop.is_raised() || self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.stopped = true;
         }

@@ -58,10 +58,6 @@ use store::Store;
 
 /// The player every rating is relative to.
 pub const ANCHOR: &str = "alphabeta:depth=2";
-/// Most games per pairing.
-pub const MAX_GAMES: u32 = 100_000;
-/// Most random opening turns.
-pub const MAX_OPENING_PLIES: u32 = 64;
 
 /// Arguments of `fanorona rate`.
 #[derive(Args, Debug)]
@@ -227,33 +223,7 @@ fn time_control(args: &RateArgs) -> Result<TimeControl> {
 }
 
 fn match_config(args: &RateArgs) -> Result<MatchConfig> {
-    if !(1..=MAX_GAMES).contains(&args.games) {
-        bail!(
-            "--games must be between 1 and {MAX_GAMES}, got {}",
-            args.games
-        );
-    }
-    if args.opening_plies > MAX_OPENING_PLIES {
-        bail!(
-            "--opening-plies must be at most {MAX_OPENING_PLIES}, got {}",
-            args.opening_plies
-        );
-    }
-    let threads = match args.threads {
-        Some(t) if !(1..=MatchConfig::MAX_THREADS).contains(&t) => bail!(
-            "--threads must be between 1 and {}, got {t}",
-            MatchConfig::MAX_THREADS
-        ),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    Ok(MatchConfig {
-        games: args.games,
-        threads,
-        seed: args.seed,
-        opening_plies: args.opening_plies,
-        ..MatchConfig::default()
-    })
+    super::match_settings(args.games, args.threads, args.seed, args.opening_plies)
 }
 
 /// `spec` with the time control added when it has no limit of its own.
