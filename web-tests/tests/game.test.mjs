@@ -19,6 +19,7 @@ after(async () => {
 
 const turns = (page) => page.evaluate(() => window.fanorona.turns);
 const fen = (f) => `?level=beginner&fen=${encodeURIComponent(f)}`;
+const START = 'BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1';
 
 // Every point shows what the server says is there.
 async function assertBoardMatchesState(page) {
@@ -175,7 +176,8 @@ describe('the page', () => {
     assert.equal(await banner.getAttribute('data-reason'), 'all-captured');
     assert.match(await page.textContent('#banner-reason'), /Black has no stones left/);
     assert.match(await page.textContent('#banner-result'), /1-0/);
-    // New game from the banner restarts from the same prepared position.
+    // The banner's button restarts from the same prepared position.
+    assert.equal(await page.textContent('#banner-new'), 'Play this position again');
     await page.click('#banner-new');
     await waitForPhase(page, 'human');
     assert.equal(await banner.isHidden(), true);
@@ -228,12 +230,77 @@ describe('the page', () => {
     await page.close();
   });
 
-  test('a bad start position shows the server message', async () => {
+  test('a bad start position says so and plays from the normal start', async () => {
+    // Issue 14: the page stayed stuck on an empty board, and New game retried the bad position.
     const { context } = browser;
     const page = await context.newPage();
-    await page.goto(`${server.url}/?fen=${encodeURIComponent('9/9/4X4/9/9 w')}`);
-    await waitForPhase(page, 'error');
-    assert.match(await page.textContent('#error'), /start position.*unexpected character 'X'/);
+    await page.goto(`${server.url}/?level=beginner&fen=${encodeURIComponent('9/9/4X4/9/9 w')}`);
+    await waitForPhase(page, ['human', 'over']);
+    assert.match(await page.textContent('#error'), /start position.*unexpected character 'X'.*normal start/);
+    assert.equal(await page.evaluate(() => window.fanorona.state.start), START);
+    assert.equal(await stoneAt(page, 'a1').getAttribute('data-color'), 'white');
+    assert.ok(!page.url().includes('fen='), page.url());
+    await page.close();
+  });
+
+  test('a reload keeps the game, and the address shares it', async () => {
+    // Issue 14: the address kept only the colour and the level.
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    const played = await turns(page);
+    assert.ok(played.length >= 2, `${played}`);
+    assert.match(page.url(), /turns=/);
+    await page.reload();
+    await waitForPhase(page, ['human', 'over']);
+    assert.deepEqual(await turns(page), played);
+    await assertBoardMatchesState(page);
+    // The same address in a new tab is the same game.
+    const other = await browser.context.newPage();
+    await other.goto(page.url());
+    await other.waitForFunction(() => window.fanorona.state !== null);
+    await waitForPhase(other, ['human', 'over']);
+    assert.deepEqual(await other.evaluate(() => window.fanorona.turns), played);
+    // New game goes back to the start and clears the address.
+    await page.click('#new-game');
+    await waitForPhase(page, 'human');
+    assert.deepEqual(await turns(page), []);
+    assert.ok(!page.url().includes('turns='), page.url());
+    assert.deepEqual(errors, []);
+    await other.close();
+    await page.close();
+  });
+
+  test('undo while our own step is still moving takes back only that step', async () => {
+    // Issue 14: it took back the previous turn and the engine's reply as well.
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    const before = await turns(page);
+    assert.equal(before.length, 2, `${before}`);
+    // A first step that is the only one between its two points (no approach/withdrawal choice).
+    const [from, to] = await page.evaluate(() => {
+      const firsts = [...new Set(window.fanorona.state.legal_turns.map((t) => t[0]))];
+      const unique = firsts.find((a) => firsts.filter((b) => b.slice(0, 4) === a.slice(0, 4)).length === 1);
+      return [unique.slice(0, 2), unique.slice(2, 4)];
+    });
+    await clickPoint(page, from);
+    await clickPoint(page, to);
+    await waitForPhase(page, 'animating');
+    await page.click('#undo');
+    await waitForPhase(page, 'human');
+    assert.deepEqual(await turns(page), before);
+    await assertBoardMatchesState(page);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('an unknown level in the address is named, not silently replaced', async () => {
+    const { page } = await open('?level=insane');
+    assert.match(await page.textContent('#error'), /no level "insane"; playing medium/);
+    assert.equal(await page.inputValue('#level'), 'medium');
     await page.close();
   });
 

@@ -225,6 +225,27 @@ fn bad_arguments_fail_with_a_message() {
             vec!["pit", "random", "random", "--games", "2", "--threads", "0"],
             "--threads",
         ),
+        // Issue 16: a 287 GB opening allocation aborted the process.
+        (
+            vec![
+                "pit",
+                "random",
+                "random",
+                "--games",
+                "2",
+                "--opening-plies",
+                "4294967295",
+            ],
+            "--opening-plies must be at most 64",
+        ),
+        (
+            vec!["pit", "random", "mcts:sims=4294967295", "--games", "2"],
+            "`sims`",
+        ),
+        (
+            vec!["pit", "random", "alphabeta:ms=99999999999", "--games", "2"],
+            "`ms`",
+        ),
     ] {
         let out = fanorona(&args);
         assert!(!out.status.success(), "{args:?}");

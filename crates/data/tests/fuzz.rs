@@ -9,7 +9,7 @@ use fanorona_testkit::fuzz;
 const MAGIC: &[u8; 8] = b"FNRNTEST";
 
 #[test]
-fn mutated_containers_are_refused_or_unchanged() {
+fn fuzz_mutated_containers_are_refused_or_unchanged() {
     let payloads: [&[u8]; 3] = [b"", b"a small payload", &[0xAB; 300]];
     let seeds: Vec<Vec<u8>> = payloads.iter().map(|p| encode(MAGIC, 3, p)).collect();
     fuzz::run(

@@ -28,7 +28,7 @@ const TOKENS: [&[u8]; 12] = [
 ];
 
 #[test]
-fn position_text_never_panics_and_what_parses_round_trips() {
+fn fuzz_position_text_never_panics_and_what_parses_round_trips() {
     let seeds: Vec<Vec<u8>> = POSITIONS.iter().map(|p| p.as_bytes().to_vec()).collect();
     fuzz::run("position", &seeds, &TOKENS, 20_000, |bytes| {
         let Ok(text) = std::str::from_utf8(bytes) else {
@@ -44,7 +44,7 @@ fn position_text_never_panics_and_what_parses_round_trips() {
 }
 
 #[test]
-fn turn_text_never_panics_and_is_checked_against_the_position() {
+fn fuzz_turn_text_never_panics_and_is_checked_against_the_position() {
     let start = Position::start();
     let seeds: Vec<Vec<u8>> = ["d2e3a", "d2e3a,e3d4w", "e2e3a", "c3d2a,d2d3w,d3e4a", "f2e2"]
         .iter()

@@ -34,7 +34,8 @@
     level: params.get('level') || 'medium',
     phase: 'loading',
     mover: null, // who is moving while a step is animated
-    epoch: 0, // bumped by new game and undo; stale answers are dropped
+    epoch: 0, // bumped by new game and undo; stale answers are dropped, requests cancelled
+    requests: new AbortController(), // aborts the requests of the current epoch
     bannerClosed: false,
     retry: null, // what "Try again" does after a failed request
   };
@@ -332,11 +333,20 @@
 
   // ------------------------------------------------------------------ the server
 
+  // A new epoch (new game, undo): answers still on their way are of no use, and cancelling
+  // their requests lets the server stop the searches behind them.
+  function newEpoch() {
+    app.epoch += 1;
+    app.requests.abort();
+    app.requests = new AbortController();
+  }
+
   async function api(path, body) {
     const response = await fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
+      signal: app.requests.signal,
     });
     let data = null;
     try {
@@ -368,6 +378,21 @@
       if (!state.outcome && state.side_to_move !== app.human) engineMove();
     } catch (e) {
       if (epoch !== app.epoch) return;
+      if (app.start && app.turns.length === 0 && /^start position/.test(e.message)) {
+        // A bad position in the address: say so, and play from the normal start instead.
+        showError(`${e.message}. Playing from the normal start instead.`);
+        app.start = null;
+        syncUrl();
+        loadState();
+        return;
+      }
+      if (e.turn && e.turn <= app.turns.length) {
+        // A bad turn in the address: keep the game up to the turn before it.
+        showError(`${e.message}. The game goes on from turn ${e.turn - 1}.`);
+        app.turns = app.turns.slice(0, e.turn - 1);
+        loadState();
+        return;
+      }
       showError(e.message);
       setPhase('error');
       render();
@@ -413,6 +438,7 @@
   function adopt(state) {
     app.state = state;
     app.turns = state.turns.slice();
+    syncUrl();
     app.prefix = [];
     app.selected = null;
     app.board = boardFromState(state);
@@ -610,6 +636,7 @@
     banner.dataset.reason = outcome.reason;
     banner.dataset.winner = outcome.winner || 'none';
     banner.className = `banner ${outcome.winner === null ? 'draw' : outcome.winner === app.human ? 'won' : 'lost'}`;
+    $('banner-new').textContent = app.start ? 'Play this position again' : 'New game';
     banner.hidden = false;
   }
 
@@ -684,9 +711,11 @@
 
   // ------------------------------------------------------------------ controls
 
-  function newGame() {
-    app.epoch += 1;
-    app.turns = [];
+  // A new game from `start` (null: the standard start) with `turns` already played.
+  function newGame(start = null, turns = []) {
+    newEpoch();
+    app.start = start;
+    app.turns = turns;
     app.prefix = [];
     app.selected = null;
     app.bannerClosed = false;
@@ -698,9 +727,11 @@
 
   function undo() {
     if (app.choice) closeChoice();
-    if (app.prefix.length > 0) {
-      // Take back the chain in progress: the server's position is still the turn start.
-      app.epoch += 1;
+    const ownStepMoving = app.phase === 'animating' && app.mover === app.human;
+    if (app.prefix.length > 0 || ownStepMoving) {
+      // Take back the chain in progress (its first step may still be moving): the server's
+      // position is still the turn start.
+      newEpoch();
       adopt(app.state);
       return;
     }
@@ -709,7 +740,7 @@
       n -= 1;
     } while (n > 0 && sideAfter(n) !== app.human);
     if (n < 0 || sideAfter(n) !== app.human) return;
-    app.epoch += 1;
+    newEpoch();
     app.turns = app.turns.slice(0, n);
     app.bannerClosed = false;
     clearError();
@@ -725,16 +756,17 @@
     if (app.phase === 'chain') finishHumanTurn();
   });
   $('undo').addEventListener('click', undo);
-  $('new-game').addEventListener('click', newGame);
-  $('banner-new').addEventListener('click', newGame);
+  // "New game" starts from the standard start, also on a page opened with ?fen=; the banner's
+  // button at the end of a game from a set-up position plays that position again.
+  $('new-game').addEventListener('click', () => newGame());
+  $('banner-new').addEventListener('click', () => newGame(app.start));
   $('banner-close').addEventListener('click', () => {
     app.bannerClosed = true;
     renderBanner();
   });
   $('color').addEventListener('change', (e) => {
     app.human = e.target.value;
-    syncUrl();
-    newGame();
+    newGame(app.start);
   });
   $('level').addEventListener('change', (e) => {
     app.level = e.target.value;
@@ -751,15 +783,20 @@
     $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.` : '';
   }
 
+  // The address carries the whole game (colour, level, start position, turns), so a reload
+  // keeps it and a link shares it.
   function syncUrl() {
-    const p = new URLSearchParams(window.location.search);
+    const p = new URLSearchParams();
     p.set('color', app.human);
     p.set('level', app.level);
+    if (app.start) p.set('fen', app.start);
+    if (app.turns.length > 0) p.set('turns', app.turns.join(' '));
     history.replaceState(null, '', `${window.location.pathname}?${p}`);
   }
 
   async function init() {
     $('color').value = app.human;
+    let unknownLevel = null;
     try {
       const info = await fetch('/api/info').then((r) => r.json());
       levels = info.levels || [];
@@ -771,13 +808,18 @@
         o.textContent = cap(l.name);
         select.appendChild(o);
       }
-      if (!levels.some((l) => l.name === app.level)) app.level = info.default_level || 'medium';
+      if (!levels.some((l) => l.name === app.level)) {
+        unknownLevel = app.level;
+        app.level = info.default_level || 'medium';
+      }
     } catch (_) {
       // Keep the built-in list of levels.
     }
     $('level').value = app.level;
     describeLevel();
-    newGame();
+    const turns = (params.get('turns') || '').split(/\s+/).filter(Boolean);
+    newGame(params.get('fen') || null, turns);
+    if (unknownLevel) showError(`There is no level "${unknownLevel}"; playing ${app.level}.`);
   }
 
   // A handle for tests and the curious: the game so far and the server's state.

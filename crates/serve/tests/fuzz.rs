@@ -43,7 +43,7 @@ fn check(runtime: &tokio::runtime::Runtime, app: &axum::Router, uri: &str, body:
 }
 
 #[test]
-fn mutated_requests_never_get_a_server_error() {
+fn fuzz_mutated_requests_never_get_a_server_error() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

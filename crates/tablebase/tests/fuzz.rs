@@ -8,7 +8,7 @@ use fanorona_tablebase::{MAGIC, Tablebase, VERSION, build};
 use fanorona_testkit::{Rng, TempDir, fuzz};
 
 #[test]
-fn mutated_table_payloads_with_valid_checksums_never_panic() {
+fn fuzz_mutated_table_payloads_with_valid_checksums_never_panic() {
     let built = TempDir::new("fuzz-tables-built");
     build::build_dir(&built, 2, 50, 1, &mut |_| {}).unwrap();
     let name = "1v1.fntb";
