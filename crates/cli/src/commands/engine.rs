@@ -124,6 +124,8 @@ enum Event {
     End,
     /// A search finished: the player comes back with its choice.
     Searched(Box<dyn Player>, Result<Choice, PlayerError>),
+    /// The player panicked during a search (a bug): the engine cannot go on without it.
+    Crashed,
 }
 
 /// The engine's state: the game and the player.
@@ -181,8 +183,13 @@ pub fn serve(
                     let events = events.clone();
                     std::thread::spawn(move || {
                         let mut player = player;
-                        let choice = player.choose(&game, limit);
-                        let _ = events.send(Event::Searched(player, choice));
+                        let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            player.choose(&game, limit)
+                        }));
+                        let _ = events.send(match choice {
+                            Ok(choice) => Event::Searched(player, choice),
+                            Err(_) => Event::Crashed,
+                        });
                     });
                 }
             }
@@ -206,6 +213,9 @@ pub fn serve(
             }
             Event::Line(line) => waiting.push_back(line),
             Event::End => ended = true,
+            Event::Crashed => {
+                anyhow::bail!("the player failed during a search (a bug; please report it)")
+            }
             Event::Searched(player, choice) => {
                 if quitting {
                     return Ok(());
