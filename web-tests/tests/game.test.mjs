@@ -176,6 +176,9 @@ describe('the page', () => {
     assert.equal(await banner.getAttribute('data-reason'), 'all-captured');
     assert.match(await page.textContent('#banner-reason'), /Black has no stones left/);
     assert.match(await page.textContent('#banner-result'), /1-0/);
+    // Issue 14: the status read "Game over: white wins: ..." and the dot showed a side to move.
+    assert.equal(await page.textContent('#status'), 'Game over: White won (1-0).');
+    assert.equal(await page.getAttribute('#turn-dot', 'class'), 'turn-dot none');
     // The banner's button restarts from the same prepared position.
     assert.equal(await page.textContent('#banner-new'), 'Play this position again');
     await page.click('#banner-new');

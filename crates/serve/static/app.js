@@ -656,7 +656,13 @@
         mover = app.mover || mover;
         break;
       case 'chain': text = 'Keep capturing with the same stone, or press End turn.'; break;
-      case 'over': text = s && s.outcome ? `Game over: ${s.outcome.message}.` : 'Game over.'; break;
+      case 'over': {
+        // The banner gives the reason; the status says who won, and no side is to move.
+        const o = s && s.outcome;
+        text = !o ? 'Game over.' : o.winner ? `Game over: ${cap(o.winner)} won (${o.result}).` : `Game over: a draw (${o.result}).`;
+        mover = 'none';
+        break;
+      }
       case 'error': text = 'Something went wrong; see the message below.'; break;
       default: {
         const options = nextOptions();

@@ -402,10 +402,14 @@ impl<W: Write> Session<W> {
             });
         writeln!(self.out)?;
         write!(self.out, "{}", draw_board(&pos, BoardStyle::Lines))?;
+        let stones = |c: Color| match pos.stones(c).count() {
+            1 => "1 stone".to_string(),
+            n => format!("{n} stones"),
+        };
         let counts = format!(
-            "White {} stones, Black {} stones; turn {}, {} to move",
-            pos.stones(Color::White).count(),
-            pos.stones(Color::Black).count(),
+            "White {}, Black {}; turn {}, {} to move",
+            stones(Color::White),
+            stones(Color::Black),
             pos.turn_number(),
             pos.side_to_move()
         );
@@ -544,6 +548,8 @@ mod tests {
             out.contains("Game over: white wins: black has no stones left (1-0). You win!"),
             "{out}"
         );
+        // Issue 14: "White 1 stones".
+        assert!(out.contains("White 1 stone, Black 0 stones;"), "{out}");
     }
 
     #[test]
