@@ -85,12 +85,19 @@
 //! ```
 //!
 //! Also 413 for a body over the limit (64 KiB), 404 for an unknown route, 405 for a wrong
-//! method, 503 when every search slot stayed busy for 30 s, and 500 (never expected) if
-//! the engine fails; a panic in a handler is caught and answered with 500.
+//! method, 408 for a request that took over 60 s, 414 and 431 for a request target over
+//! 8 KiB or headers over 16 KiB, 503 when every search slot stayed busy for 30 s, and 500
+//! (never expected) if the engine fails; a panic in a handler is caught and answered with
+//! 500. Every one of them has the JSON body above. A body that is a JSON array rather than
+//! an object is a 400.
 //!
-//! **Limits** ([`ServerConfig`]): request body 64 KiB, 3000 turns a game, think time
-//! the level's and never over 5 s, and one search at a time per CPU core (others queue).
-//! Searches run on tokio's blocking pool, so the server keeps answering while they run.
+//! **Limits** ([`ServerConfig`]): request body 64 KiB, 3000 turns a game, 2000 legal turns
+//! listed for a position, think time the level's and never over 5 s, and one search or turn
+//! listing at a time per CPU core (others queue); 512 connections at once, each closed after
+//! 10 s without a complete request head (idle keep-alive included). Searches run on tokio's
+//! blocking pool, so the server keeps answering while they run, and a search whose client
+//! went away is stopped. On Ctrl-C the server stops accepting and exits without waiting for
+//! requests in flight.
 //!
 //! ```no_run
 //! use std::sync::Arc;
