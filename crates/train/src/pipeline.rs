@@ -292,6 +292,10 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }
     let mut run = open_run(dir, config, opts.interactive, Arc::clone(&opts.stop))?;
+    if let Some(warning) = lock.warning() {
+        run.progress.line(&format!("warning: {warning}"));
+        run.log(&format!("warning: {warning}"))?;
+    }
     let (mut trainer, mut state) = resume_or_start(&run)?;
     // The run's working time: what earlier sessions recorded, plus this one's.
     let clock = Instant::now();

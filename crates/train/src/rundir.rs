@@ -77,6 +77,8 @@ pub struct RunDir {
 #[derive(Debug)]
 pub struct RunLock {
     _file: fs::File,
+    /// Set when the file system cannot lock files (some NFS mounts): no lock is held.
+    unsupported: Option<String>,
 }
 
 /// Highest step count a checkpoint's name may carry: names beyond it (which no run reaches:
@@ -116,6 +118,19 @@ impl RunLock {
                     path.display()
                 )));
             }
+            // Some network file systems cannot lock: train without the lock, and say so.
+            Err(fs::TryLockError::Error(e))
+                if e.kind() == std::io::ErrorKind::Unsupported || e.raw_os_error() == Some(37) =>
+            {
+                return Ok(RunLock {
+                    _file: file,
+                    unsupported: Some(format!(
+                        "{} cannot be locked ({e}): make sure no other trainer runs on {}",
+                        path.display(),
+                        root.display()
+                    )),
+                });
+            }
             Err(fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
         }
         // Record who holds it, for the message above; the lock itself is what counts.
@@ -123,7 +138,16 @@ impl RunLock {
         file.set_len(0)
             .and_then(|()| file.write_all(pid.as_bytes()))
             .map_err(io(&path))?;
-        Ok(RunLock { _file: file })
+        Ok(RunLock {
+            _file: file,
+            unsupported: None,
+        })
+    }
+
+    /// Why no lock is held although this value exists (a file system without locks), to be
+    /// shown to the user.
+    pub fn warning(&self) -> Option<&str> {
+        self.unsupported.as_deref()
     }
 }
 
