@@ -300,6 +300,34 @@ describe('the page', () => {
     await page.close();
   });
 
+  test("while the engine thinks, the board marks the player's own turn", async () => {
+    // Issue 14: the engine's previous path and captures stayed on the board, and the
+    // player's own turn was not marked. The engine's answer is held back to look at it.
+    const { page, errors } = await open();
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.route('**/api/move', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, 'thinking');
+    const marks = () => page.evaluate(() => ({
+      from: [...document.querySelectorAll('#board .last-from')].map((e) => e.dataset.point),
+      ghosts: [...document.querySelectorAll('#board .ghost')].map((e) => e.dataset.point).sort(),
+      paths: document.querySelectorAll('#board .last-path').length,
+    }));
+    assert.deepEqual(await marks(), { from: ['e2'], ghosts: ['e4', 'e5'], paths: 1 });
+    release();
+    await waitForPhase(page, ['human', 'over']);
+    // The engine's turn is marked once it has played, from where its stone started.
+    const engineFrom = (await turns(page))[1].slice(0, 2);
+    assert.deepEqual((await marks()).from, [engineFrom]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('an unknown level in the address is named, not silently replaced', async () => {
     const { page } = await open('?level=insane');
     assert.match(await page.textContent('#error'), /no level "insane"; playing medium/);

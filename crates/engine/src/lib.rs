@@ -45,7 +45,8 @@ pub use geometry::{Bitboard, BitboardIter, Direction, HEIGHT, NUM_POINTS, Point,
 pub use movegen::{ActionList, MAX_ACTIONS};
 pub use moves::{Action, ByColor, Color, MAX_TURN_STEPS, Step, StepKind, Turn};
 pub use notation::{
-    BoardStyle, START_FEN, board_picture, draw_board, format_position, parse_position,
+    BoardStyle, START_FEN, board_picture, draw_board, draw_board_for, format_position,
+    parse_position,
 };
 pub use position::{Chain, MAX_STONES, Position, Setup};
 pub use symmetry::Symmetry;

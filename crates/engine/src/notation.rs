@@ -312,27 +312,45 @@ pub fn board_picture(pos: &Position) -> String {
 
 /// An ASCII picture of the board in `style`, row 5 on top: `W`, `B`, `.` for empty.
 pub fn draw_board(pos: &Position, style: BoardStyle) -> String {
+    draw_board_for(pos, style, Color::White)
+}
+
+/// An ASCII picture of the board in `style` as `viewer` sees it from their side: White has
+/// row 1 at the bottom and file a on the left ([`draw_board`]), Black the board turned half
+/// round (row 5 at the bottom, file i on the left).
+pub fn draw_board_for(pos: &Position, style: BoardStyle, viewer: Color) -> String {
     let lines = style == BoardStyle::Lines;
-    let files = if lines {
-        "    a   b   c   d   e   f   g   h   i\n".to_string()
+    let turned = viewer == Color::Black;
+    let xs: Vec<usize> = if turned {
+        (0..WIDTH).rev().collect()
     } else {
-        let letters: String = (0..WIDTH)
-            .map(|x| format!(" {}", char::from(b'a' + x as u8)))
-            .collect();
+        (0..WIDTH).collect()
+    };
+    let ys: Vec<usize> = if turned {
+        (0..HEIGHT).collect()
+    } else {
+        (0..HEIGHT).rev().collect()
+    };
+    let letter = |x: usize| char::from(b'a' + x as u8);
+    let files = if lines {
+        let letters: Vec<String> = xs.iter().map(|&x| letter(x).to_string()).collect();
+        format!("    {}\n", letters.join("   "))
+    } else {
+        let letters: String = xs.iter().map(|&x| format!(" {}", letter(x))).collect();
         format!("    {letters}\n")
     };
     let mut out = String::new();
     if lines {
         out.push_str(&files);
     }
-    for y in (0..HEIGHT).rev() {
+    for (row, &y) in ys.iter().enumerate() {
         out.push_str(&if lines {
             format!(" {}  ", y + 1)
         } else {
             format!("  {} ", y + 1)
         });
-        for x in 0..WIDTH {
-            out.push_str(match (lines, x) {
+        for (column, &x) in xs.iter().enumerate() {
+            out.push_str(match (lines, column) {
                 (false, _) => " ",
                 (true, 0) => "",
                 (true, _) => " - ",
@@ -347,12 +365,13 @@ pub fn draw_board(pos: &Position, style: BoardStyle) -> String {
             out.push_str(&format!("  {}", y + 1));
         }
         out.push('\n');
-        if lines && y > 0 {
+        if lines && row + 1 < ys.len() {
             out.push_str("    ");
-            for x in 0..WIDTH {
+            for (column, &x) in xs.iter().enumerate() {
                 out.push('|');
-                if x + 1 < WIDTH {
-                    // Between rows y and y-1 the diagonal leaves the strong point of the pair.
+                if column + 1 < xs.len() {
+                    // A square's diagonal leaves its strong corner (x + y even): the upper
+                    // left one as drawn, or else the upper right one.
                     out.push_str(if (x + y) % 2 == 0 { " \\ " } else { " / " });
                 }
             }
@@ -366,6 +385,39 @@ pub fn draw_board(pos: &Position, style: BoardStyle) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_board_turned_for_black_is_the_same_picture_upside_down() {
+        // A position without symmetry: a turned picture must show every point where the
+        // half-turn puts it, and the lines between them.
+        let pos = parse_position("B8/9/2W1B4/1B7/8W w").unwrap();
+        let plain = draw_board(&pos, BoardStyle::Lines);
+        let turned = draw_board_for(&pos, BoardStyle::Lines, Color::Black);
+        // Turning the plain picture by hand: lines and characters in reverse order. The
+        // coordinates come out reversed too ("5" stays "5", "a" is still one letter), so
+        // compare the drawn board without its margins.
+        let board = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with('a') && !l.trim_start().starts_with('i'))
+                .map(|l| l.get(4..l.len().min(37)).unwrap_or("").to_string())
+                .collect()
+        };
+        let by_hand: Vec<String> = board(&plain)
+            .iter()
+            .rev()
+            .map(|l| l.chars().rev().collect())
+            .collect();
+        assert_eq!(board(&turned), by_hand, "\n{plain}\n{turned}");
+        let lines: Vec<&str> = turned.lines().collect();
+        assert_eq!(lines[0], "    i   h   g   f   e   d   c   b   a");
+        assert_eq!(lines[1], " 1  W - . - . - . - . - . - . - . - .  1");
+        assert_eq!(lines[9], " 5  . - . - . - . - . - . - . - . - B  5");
+        // White's view is unchanged.
+        assert_eq!(draw_board_for(&pos, BoardStyle::Lines, Color::White), plain);
+        let compact = draw_board_for(&pos, BoardStyle::Compact, Color::Black);
+        assert!(compact.starts_with("  1  W . . ."), "{compact}");
+        assert!(compact.ends_with("     i h g f e d c b a\n"), "{compact}");
+    }
 
     #[test]
     fn start_position_round_trips() {

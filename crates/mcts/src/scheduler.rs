@@ -133,6 +133,15 @@ pub trait GamePolicy<G: GameState> {
         configured
     }
 
+    /// `root` has exactly one legal action, `action`: answer `true` to play it without a
+    /// search (no [`simulations`](Self::simulations) or [`decide`](Self::decide) call;
+    /// [`played`](Self::played) follows as for any action). The default searches it like any
+    /// other position, so that a policy recording every decision sees this one too.
+    fn play_forced(&mut self, root: &G, action: G::Action) -> bool {
+        let _ = (root, action);
+        false
+    }
+
     /// A search at `root` finished with `result`: play an action (usually `result.chosen`)
     /// or stop the game.
     fn decide(&mut self, root: &G, result: &SearchResult<G::Action>) -> Verdict<G::Action>;
@@ -203,17 +212,41 @@ struct Slot<G: GameState, P> {
     search: Search<G>,
     policy: Option<P>,
     stopped: bool,
+    /// The root's legal actions, to find forced ones.
+    legal: Vec<G::Action>,
 }
 
 impl<G: GameState, P: GamePolicy<G>> Slot<G, P> {
-    fn start(&mut self) {
+    /// Plays the forced actions the policy takes without a search, then starts the next
+    /// search (unless the game ended on the way); returns the actions played.
+    fn start(&mut self) -> u64 {
+        let mut played = 0;
+        let policy = self.policy.as_mut().expect("a running game has its policy");
+        loop {
+            let root = self.search.root_state();
+            if root.terminal().is_some() {
+                // A terminal root: the search is done at once, and `advance` ends the game.
+                break;
+            }
+            self.legal.clear();
+            root.legal_actions(&mut self.legal);
+            let &[action] = self.legal.as_slice() else {
+                break;
+            };
+            if !policy.play_forced(root, action) {
+                break;
+            }
+            self.search.advance(action);
+            played += 1;
+            if policy.played(action, self.search.root_state()) == Verdict::Stop {
+                self.stopped = true;
+                return played;
+            }
+        }
         let configured = self.search.config().simulations;
-        let simulations = self
-            .policy
-            .as_mut()
-            .expect("a running game has its policy")
-            .simulations(self.search.root_state(), configured);
+        let simulations = policy.simulations(self.search.root_state(), configured);
         self.search.start_with(simulations);
+        played
     }
 
     /// Plays moves until the search needs evaluations or the game is over; returns the actions
@@ -238,7 +271,7 @@ impl<G: GameState, P: GamePolicy<G>> Slot<G, P> {
                 self.stopped = true;
                 break;
             }
-            self.start();
+            actions += self.start();
         }
         actions
     }
@@ -283,8 +316,10 @@ where
                 search: Search::new(state, *config, seed)?,
                 policy: Some(policy),
                 stopped: false,
+                legal: Vec::new(),
             };
-            slot.start();
+            let played = slot.start();
+            counters.actions.fetch_add(played, Ordering::Relaxed);
             slots.push(slot);
             next += 1;
         }

@@ -38,6 +38,7 @@
     requests: new AbortController(), // aborts the requests of the current epoch
     bannerClosed: false,
     retry: null, // what "Try again" does after a failed request
+    ownLast: null, // the human's finished turn, shown as the last turn while the engine thinks
   };
 
   // ---------------------------------------------------------------- geometry (drawing only)
@@ -294,6 +295,12 @@
 
   function finishHumanTurn() {
     if (app.prefix.length === 0) return;
+    // While the engine thinks, the board marks this turn, not the engine's previous one.
+    app.ownLast = {
+      steps: app.prefix.map((step, i) => app.state.steps[app.prefix.slice(0, i + 1).join(',')] || {
+        step, from: step.slice(0, 2), to: step.slice(2, 4), kind: 'paika', captured: [],
+      }),
+    };
     app.turns.push(app.prefix.join(','));
     app.prefix = [];
     app.selected = null;
@@ -337,6 +344,7 @@
   // their requests lets the server stop the searches behind them.
   function newEpoch() {
     app.epoch += 1;
+    app.ownLast = null;
     app.requests.abort();
     app.requests = new AbortController();
   }
@@ -437,6 +445,7 @@
 
   function adopt(state) {
     app.state = state;
+    app.ownLast = null;
     app.turns = state.turns.slice();
     syncUrl();
     app.prefix = [];
@@ -557,7 +566,7 @@
 
   function renderLastTurn() {
     layers.last.textContent = '';
-    const last = app.state && app.state.last_turn;
+    const last = app.phase === 'thinking' && app.ownLast ? app.ownLast : app.state && app.state.last_turn;
     if (!last || app.prefix.length > 0 || app.phase === 'animating') return;
     const path = [last.steps[0].from, ...last.steps.map((s) => s.to)];
     ring(path[0], 'last-from', layers.last, 14);

@@ -168,6 +168,14 @@ pub struct SelfPlaySection {
     /// Safety cap on step-level actions per game (the no-progress rule ends real games long
     /// before); a capped game is scored as a draw.
     pub max_actions: u32,
+    /// Search positions with a single legal action like any other (and record them) instead of
+    /// playing the action at once. Off by default: such a search costs evaluations and its
+    /// sample teaches the policy nothing.
+    pub search_forced: bool,
+    /// The first this many turns of every game are played by sampling the network's own
+    /// policy (the root's priors, temperature 1) after a cheap search, and are not recorded:
+    /// varied openings instead of the same few (0 = off).
+    pub opening_prior_turns: u32,
 }
 
 impl Default for SelfPlaySection {
@@ -182,6 +190,8 @@ impl Default for SelfPlaySection {
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
             max_actions: 1000,
+            search_forced: false,
+            opening_prior_turns: 0,
         }
     }
 }
@@ -543,6 +553,12 @@ impl TrainConfig {
             s.max_actions.to_string(),
             "must be at least 10",
         )?;
+        v.check(
+            s.opening_prior_turns <= 64,
+            "selfplay.opening_prior_turns",
+            s.opening_prior_turns.to_string(),
+            "must be at most 64",
+        )?;
         Ok(())
     }
 
@@ -814,7 +830,13 @@ mod tests {
     #[test]
     fn shipped_configs_are_valid() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-        for name in ["tiny.toml", "default.toml", "gpu.toml"] {
+        for name in [
+            "tiny.toml",
+            "default.toml",
+            "gpu.toml",
+            "ablations/baseline.toml",
+            "ablations/bundle-a.toml",
+        ] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }

@@ -8,6 +8,10 @@
 //! - **Resignation**: a side whose full-search loss probability stays above the threshold for a
 //!   number of its consecutive full searches resigns, except in a share of games that never
 //!   resign and instead record whether resigning would have been wrong.
+//! - **Forced moves** (one legal action) are played without a search and not recorded, unless
+//!   `selfplay.search_forced` asks for the old behaviour.
+//! - **Varied openings**: with `selfplay.opening_prior_turns`, the first turns are drawn from
+//!   the network's own policy after a cheap search, and not recorded.
 //! - **A cap** on the actions of a game (a capped game is a draw).
 //! - **Adjudication by the endgame tables**: with tables, a game ends at the first position
 //!   they cover, with their result, and its searches score covered positions exactly; a share
@@ -75,6 +79,9 @@ pub struct SelfPlayPolicy<'a> {
     rng: StdRng,
     /// Whether the running search is a full (recorded) one.
     full: bool,
+    /// Whether the running search is in the opening, where the action is drawn from the
+    /// network's priors.
+    opening: bool,
     may_resign: bool,
     resign_streak: [u32; 2],
     would_have_resigned: Option<usize>,
@@ -97,6 +104,7 @@ impl<'a> SelfPlayPolicy<'a> {
             play,
             rng,
             full: false,
+            opening: false,
             may_resign,
             resign_streak: [0; 2],
             would_have_resigned: None,
@@ -157,8 +165,13 @@ impl<'a> SelfPlayPolicy<'a> {
 impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
     type Record = FinishedGame;
 
+    fn play_forced(&mut self, _root: &FanoronaState, _action: Action) -> bool {
+        !self.play.search_forced
+    }
+
     fn simulations(&mut self, _root: &FanoronaState, configured: u32) -> u32 {
-        self.full = self.rng.random::<f32>() < self.play.full_search_fraction;
+        self.opening = self.turns < self.play.opening_prior_turns;
+        self.full = !self.opening && self.rng.random::<f32>() < self.play.full_search_fraction;
         if self.full {
             configured
         } else {
@@ -167,6 +180,9 @@ impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
     }
 
     fn decide(&mut self, root: &FanoronaState, result: &SearchResult<Action>) -> Verdict<Action> {
+        if self.opening {
+            return Verdict::Play(sample_prior(result, &mut self.rng));
+        }
         if self.full {
             self.record(root, result);
             let mover = root.to_move();
@@ -229,6 +245,33 @@ impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
             },
         }
     }
+}
+
+/// An action drawn from the root's priors (the network's policy), or the search's choice
+/// when the priors do not sum to a positive number.
+fn sample_prior(result: &SearchResult<Action>, rng: &mut StdRng) -> Action {
+    let total: f32 = result.priors.iter().filter(|p| p.is_finite()).sum();
+    if total.is_nan() || total <= 0.0 {
+        return result.chosen;
+    }
+    let mut left = rng.random::<f32>() * total;
+    for (&action, &p) in result.actions.iter().zip(&result.priors) {
+        if !p.is_finite() {
+            continue;
+        }
+        left -= p;
+        if left < 0.0 {
+            return action;
+        }
+    }
+    // Rounding left a sliver: the last action with a positive prior.
+    result
+        .actions
+        .iter()
+        .zip(&result.priors)
+        .rev()
+        .find(|(_, p)| p.is_finite() && **p > 0.0)
+        .map_or(result.chosen, |(&a, _)| a)
 }
 
 /// Plays the self-play games of `schedule` from the start position, `on_game` receiving every
@@ -437,6 +480,77 @@ mod tests {
         }
         let share = full as f64 / n as f64;
         assert!((0.22..0.28).contains(&share), "full-search share {share}");
+    }
+
+    #[test]
+    fn opening_turns_are_drawn_from_the_priors_and_not_recorded() {
+        let play = SelfPlaySection {
+            opening_prior_turns: 2,
+            resign_threshold: 1.0,
+            ..section()
+        };
+        let mut policy = SelfPlayPolicy::new(&play, 4, 0, &Position::start());
+        let mut state = FanoronaState::new(Game::new(Rules::default()));
+        let mut recorded_in_opening = 0;
+        let mut searches_after = 0;
+        for _ in 0..40 {
+            let turns_before = policy.turns;
+            let sims = policy.simulations(&state, 32);
+            let before = policy.samples.len();
+            let Verdict::Play(action) = policy.decide(&state, &result(&state, 0.0)) else {
+                panic!("nobody resigns");
+            };
+            let recorded = policy.samples.len() - before;
+            if turns_before < 2 {
+                assert_eq!(
+                    sims, play.cheap_simulations,
+                    "a cheap search in the opening"
+                );
+                recorded_in_opening += recorded;
+            } else {
+                assert_eq!((sims, recorded), (32, 1), "every later search is full");
+                searches_after += 1;
+            }
+            state.apply(action);
+            policy.played(action, &state);
+            if state.terminal().is_some() {
+                break;
+            }
+        }
+        assert_eq!(recorded_in_opening, 0);
+        assert!(searches_after > 10);
+    }
+
+    #[test]
+    fn prior_sampling_follows_the_priors() {
+        let state = FanoronaState::new(Game::new(Rules::default()));
+        let mut r = result(&state, 0.0);
+        let n = r.actions.len();
+        assert!(n >= 3, "{n} opening actions");
+        // Most of the mass on the second action, none on the last; the search chose the first.
+        r.priors = (0..n)
+            .map(|i| match i {
+                1 => 0.7,
+                _ if i == n - 1 => 0.0,
+                _ => 0.3 / (n - 2) as f32,
+            })
+            .collect();
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut counts = vec![0u32; n];
+        let draws = 20_000;
+        for _ in 0..draws {
+            let a = sample_prior(&r, &mut rng);
+            counts[r.actions.iter().position(|&b| b == a).unwrap()] += 1;
+        }
+        let share = f64::from(counts[1]) / f64::from(draws);
+        assert!((0.68..0.72).contains(&share), "{counts:?}");
+        assert_eq!(counts[n - 1], 0, "an action without prior is never drawn");
+        assert!(counts[0] > 0);
+        // Priors that say nothing: the search's choice.
+        r.priors = vec![0.0; n];
+        assert_eq!(sample_prior(&r, &mut rng), r.chosen);
+        r.priors = vec![f32::NAN; n];
+        assert_eq!(sample_prior(&r, &mut rng), r.chosen);
     }
 
     /// Every position looks lost to the side to move.

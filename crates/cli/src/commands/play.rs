@@ -1,8 +1,11 @@
 //! `fanorona play`: a game against the computer in the terminal.
 //!
 //! Reads standard input line by line, so it can be scripted; the end of input quits. The
-//! player types a whole turn in notation (`d2e3a`, `e2e3a,e3d4w`), or picks the numbered
-//! legal steps one at a time, ending a chain with `0` or `end`. Every rule decision is the
+//! player types steps in notation (`d2e3a`, `e2e3a,e3d4w`) or picks the numbered legal steps
+//! one at a time. A chain that can go on after the typed steps waits for more steps, or `0` /
+//! `end` to stop there; a capturing step typed without `a` or `w` is taken the one way it
+//! captures, or the player is asked which. The board is drawn from the player's side. At the
+//! end of a game the player may start a new one or take back turns. Every rule decision is the
 //! engine's; this module only draws and asks.
 
 use std::io::{self, BufRead, Write};
@@ -13,10 +16,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use fanorona_engine::{
-    Action, Bitboard, BoardStyle, Color, Game, Position, Rules, Step, StepKind, Turn, draw_board,
+    Action, Bitboard, BoardStyle, Color, Position, Rules, Step, StepKind, Turn, draw_board_for,
     parse_position,
 };
 use fanorona_players::Stop;
+use fanorona_players::evaluate;
 use fanorona_players::levels::{Level, TurnChooser};
 use fanorona_players::session::{GameSession, StepDetail, next_steps, turn_details};
 
@@ -51,6 +55,8 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     };
     let mut session = Session {
         session: GameSession::new(start, Rules::default()),
+        start,
+        over_announced: false,
         human: args.color,
         level: args.level,
         engine,
@@ -63,12 +69,22 @@ pub fn run(args: &PlayArgs) -> Result<()> {
 
 const HELP: &str = "\
 Enter your turn in notation: d2e3a (approach), d3e3w (withdrawal), d2e3 (no capture), or a
-chain as its steps joined by commas, e2e3a,e3d4w. Or pick the numbered steps one at a time:
-after a capture the same stone may go on; 0 or `end` ends the turn there.
-Commands: undo (take back your last turn), hint, moves, board, help, quit.";
+chain as its steps joined by commas, e2e3a,e3d4w. Or pick the numbered steps one at a time.
+After a capture the same stone may go on: type or pick the next step, or 0 (`end`) to end
+the turn there. A game is won by taking every enemy stone or leaving the enemy without a
+move; it is drawn by repeating a position or by a long stretch without captures.
+Commands: undo (take back your last turn), hint, moves, board, new (a new game), help, quit.";
+
+/// What the player may do once a game is over.
+const AFTER_GAME: &str =
+    "Type `new` for another game, `undo` to take back your last turn, or `quit`.";
 
 struct Session<W: Write> {
     session: GameSession,
+    /// Where every game of this session starts (`new`).
+    start: Position,
+    /// Whether the end of the current game has been announced.
+    over_announced: bool,
     human: Color,
     level: Level,
     engine: Arc<dyn TurnChooser>,
@@ -94,6 +110,7 @@ enum Input {
     Hint,
     Moves,
     Board,
+    New,
     End,
     Pick(usize),
     Turn(Turn),
@@ -109,6 +126,7 @@ fn parse_input(line: &str) -> Result<Option<Input>, String> {
         "hint" => Input::Hint,
         "moves" | "history" => Input::Moves,
         "board" | "b" => Input::Board,
+        "new" | "restart" => Input::New,
         "end" | "0" => Input::End,
         lower => {
             if let Ok(n) = lower.parse::<usize>() {
@@ -137,30 +155,24 @@ impl<W: Write> Session<W> {
             self.engine.level_strength(self.level).description
         )?;
         loop {
-            if let Some(outcome) = self.session.game().outcome() {
-                self.draw()?;
-                let verdict = match outcome.winner() {
-                    Some(w) if w == self.human => "You win!",
-                    Some(_) => "You lose.",
-                    None => "A draw.",
-                };
-                writeln!(
-                    self.out,
-                    "Game over: {outcome} ({}). {verdict}",
-                    outcome.score()
-                )?;
-                return Ok(());
-            }
-            if self.session.position().side_to_move() != self.human {
+            let over = self.session.game().outcome().is_some();
+            if over {
+                if !self.over_announced {
+                    self.announce_end()?;
+                }
+            } else if self.session.position().side_to_move() != self.human {
                 self.engine_turn()?;
                 continue;
-            }
-            if self.redraw {
+            } else if self.redraw {
                 self.draw()?;
                 self.list_steps()?;
                 self.redraw = false;
             }
-            write!(self.out, "{}> ", self.human)?;
+            if over {
+                write!(self.out, "game over> ")?;
+            } else {
+                write!(self.out, "{}> ", self.human)?;
+            }
             self.out.flush()?;
             let Some(line) = lines.next() else {
                 writeln!(self.out, "\nEnd of input: quitting.")?;
@@ -181,10 +193,61 @@ impl<W: Write> Session<W> {
                     continue;
                 }
             };
-            if self.act(input)? == Flow::Quit {
+            let flow = if over {
+                self.act_after_game(input)?
+            } else {
+                self.act(input)?
+            };
+            if flow == Flow::Quit {
                 return Ok(());
             }
         }
+    }
+
+    /// Draws the final position and says who won, then what the player may do.
+    fn announce_end(&mut self) -> Result<()> {
+        let Some(outcome) = self.session.game().outcome() else {
+            return Ok(());
+        };
+        self.chain.clear();
+        self.draw()?;
+        let verdict = match outcome.winner() {
+            Some(w) if w == self.human => "You win!",
+            Some(_) => "You lose.",
+            None => "A draw.",
+        };
+        writeln!(
+            self.out,
+            "Game over: {outcome} ({}). {verdict}\n{AFTER_GAME}",
+            outcome.score()
+        )?;
+        self.over_announced = true;
+        Ok(())
+    }
+
+    /// What the player asked for once the game is over: a new game, undo, or looking back.
+    fn act_after_game(&mut self, input: Input) -> Result<Flow> {
+        match input {
+            Input::Quit | Input::Help | Input::Moves | Input::New => return self.act(input),
+            Input::Board => self.draw()?,
+            Input::Undo => {
+                self.undo()?;
+                self.over_announced = false;
+            }
+            _ => writeln!(self.out, "The game is over. {AFTER_GAME}")?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Starts a new game from this session's start position, the player keeping their side.
+    fn new_game(&mut self) -> Result<()> {
+        let rules = self.session.game().rules();
+        self.session = GameSession::new(self.start, rules);
+        self.chain.clear();
+        self.redraw = true;
+        self.over_announced = false;
+        writeln!(self.out, "A new game: you play {}.", self.human)?;
+        Ok(())
     }
 
     /// Does what the player asked for.
@@ -196,6 +259,7 @@ impl<W: Write> Session<W> {
             }
             Input::Help => writeln!(self.out, "{HELP}")?,
             Input::Board => self.redraw = true,
+            Input::New => self.new_game()?,
             Input::Moves => self.list_moves()?,
             Input::Undo => self.undo()?,
             Input::Hint => self.hint()?,
@@ -208,25 +272,84 @@ impl<W: Write> Session<W> {
                 }
             }
             Input::Pick(n) => self.pick(n)?,
-            Input::Turn(rest) => {
-                let mut steps = self.chain.clone();
-                steps.extend_from_slice(rest.steps());
-                match Turn::from_steps(&steps) {
-                    Some(turn) => self.commit(turn)?,
-                    None => writeln!(self.out, "That turn has too many steps.")?,
-                }
-            }
+            Input::Turn(typed) => self.typed(&typed)?,
         }
         Ok(Flow::Continue)
     }
 
+    /// Steps typed in notation, after the chain so far: each is matched against the legal
+    /// steps (a capture typed without `a`/`w` is taken the one way it captures, or the player
+    /// is asked which); a chain that can go on afterwards waits for more steps; anything else
+    /// is played as a whole turn, or refused with the engine's reason.
+    fn typed(&mut self, typed: &Turn) -> Result<()> {
+        let mut chain = self.chain.clone();
+        for &step in typed.steps() {
+            let pos = after(self.session.position(), &chain);
+            let options = next_steps(&pos);
+            if options.iter().any(|d| d.step == step) {
+                chain.push(step);
+                continue;
+            }
+            let ways: Vec<&StepDetail> = options
+                .iter()
+                .filter(|d| {
+                    step.kind() == StepKind::Paika
+                        && d.step.is_capture()
+                        && (d.step.from(), d.step.to()) == (step.from(), step.to())
+                })
+                .collect();
+            match ways.as_slice() {
+                [one] => {
+                    chain.push(one.step);
+                    continue;
+                }
+                [_, _, ..] => {
+                    let way = |kind| {
+                        ways.iter()
+                            .find(|d| d.step.kind() == kind)
+                            .map(|d| format!("{} ({})", d.step, takes(d).trim_start()))
+                            .unwrap_or_default()
+                    };
+                    writeln!(
+                        self.out,
+                        "{step} captures both ways: type {} to approach or {} to withdraw.",
+                        way(StepKind::Approach),
+                        way(StepKind::Withdrawal)
+                    )?;
+                    return Ok(());
+                }
+                [] => {}
+            }
+            // Not a legal step here: the engine says why, for the whole turn.
+            let mut steps = self.chain.clone();
+            steps.extend_from_slice(typed.steps());
+            match Turn::from_steps(&steps) {
+                Some(turn) => self.commit(turn)?,
+                None => writeln!(self.out, "That turn has too many steps.")?,
+            }
+            return Ok(());
+        }
+        let stone = chain.last().map(|s| s.to());
+        self.chain = chain;
+        match stone {
+            Some(point) if self.current().chain().is_some() => {
+                self.redraw = true;
+                writeln!(
+                    self.out,
+                    "The stone on {point} can capture again: type or pick the next step, or 0 (end) to end the turn here."
+                )?;
+            }
+            _ => {
+                let turn = self.chain_turn();
+                self.commit(turn)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The position with the human's chain so far applied.
     fn current(&self) -> Position {
-        let mut pos = *self.session.position();
-        for &step in &self.chain {
-            pos = pos.apply(Action::Step(step));
-        }
-        pos
+        after(self.session.position(), &self.chain)
     }
 
     fn chain_turn(&self) -> Turn {
@@ -341,26 +464,35 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
+    /// The engine's turn for the player. In the middle of a chain: the rest of the engine's
+    /// turn when it starts with the steps played so far, else the continuation (or ending the
+    /// turn here) whose position scores best for the player by the static evaluation.
     fn hint(&mut self) -> Result<()> {
-        let game = if self.chain.is_empty() {
-            self.session.game().clone()
-        } else {
-            Game::from_position(self.current(), self.session.game().rules())
-        };
         let deadline = Instant::now() + self.level.think_time();
-        match self
+        let chosen = self
             .engine
-            .choose(&game, self.level, deadline, &Stop::new())
-        {
-            Ok(turn) => {
-                let what = if self.chain.is_empty() {
-                    "try"
-                } else {
-                    "continue with"
-                };
-                writeln!(self.out, "Hint: {what} {turn}.")?
+            .choose(self.session.game(), self.level, deadline, &Stop::new());
+        let turn = match chosen {
+            Ok(turn) => turn,
+            Err(e) => {
+                writeln!(self.out, "No hint: {e}.")?;
+                return Ok(());
             }
-            Err(e) => writeln!(self.out, "No hint: {e}.")?,
+        };
+        if self.chain.is_empty() {
+            writeln!(self.out, "Hint: try {turn}.")?;
+            return Ok(());
+        }
+        let rest = match turn.steps().strip_prefix(self.chain.as_slice()) {
+            Some(rest) => Some(rest.to_vec()),
+            None => chain_continuation(&self.current()),
+        };
+        match rest.as_deref() {
+            Some([]) | None => writeln!(self.out, "Hint: end the turn here (0).")?,
+            Some(rest) => {
+                let rest = Turn::from_steps(rest).unwrap_or_else(Turn::empty);
+                writeln!(self.out, "Hint: continue with {rest}.")?
+            }
         }
         Ok(())
     }
@@ -401,7 +533,11 @@ impl<W: Write> Session<W> {
                 format!("last turn: {} {}", color, turn.join(","))
             });
         writeln!(self.out)?;
-        write!(self.out, "{}", draw_board(&pos, BoardStyle::Lines))?;
+        write!(
+            self.out,
+            "{}",
+            draw_board_for(&pos, BoardStyle::Lines, self.human)
+        )?;
         let stones = |c: Color| match pos.stones(c).count() {
             1 => "1 stone".to_string(),
             n => format!("{n} stones"),
@@ -453,6 +589,28 @@ impl<W: Write> Session<W> {
     }
 }
 
+/// `pos` after `steps`.
+fn after(pos: &Position, steps: &[Step]) -> Position {
+    steps
+        .iter()
+        .fold(*pos, |pos, &step| pos.apply(Action::Step(step)))
+}
+
+/// In the middle of a chain at `pos`: the steps that finish the turn best for the mover by
+/// the static evaluation of the position the turn leaves (ties: the fewest steps), or `None`
+/// for ending the turn here.
+fn chain_continuation(pos: &Position) -> Option<Vec<Step>> {
+    let mover_score = |after: &Position| -evaluate(after);
+    let mut best: (i32, Option<Vec<Step>>) = (mover_score(&pos.apply(Action::EndTurn)), None);
+    pos.for_each_turn(|turn, after| {
+        let score = mover_score(after);
+        if score > best.0 {
+            best = (score, Some(turn.steps().to_vec()));
+        }
+    });
+    best.1
+}
+
 fn capitalised(c: Color) -> &'static str {
     match c {
         Color::White => "White",
@@ -496,10 +654,14 @@ fn captures(details: &[StepDetail]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fanorona_engine::draw_board;
 
     fn session(fen: &str, human: Color) -> Session<Vec<u8>> {
+        let start = parse_position(fen).unwrap();
         Session {
-            session: GameSession::new(parse_position(fen).unwrap(), Rules::default()),
+            session: GameSession::new(start, Rules::default()),
+            start,
+            over_announced: false,
             human,
             level: Level::Beginner,
             engine: super::super::players::engine_for(None, None).unwrap(),
@@ -550,6 +712,71 @@ mod tests {
         );
         // Issue 14: "White 1 stones".
         assert!(out.contains("White 1 stone, Black 0 stones;"), "{out}");
+    }
+
+    /// Issue 14, bug 7: a typed step that leaves the chain open waits for more, and a hint
+    /// in the middle of the chain names a continuation.
+    #[test]
+    fn a_typed_step_keeps_an_open_chain_and_the_hint_continues_it() {
+        let mut s = session("3B5/9/2W1B4/1B7/8W w", Color::White);
+        let out = run(&mut s, "c3d3a\nhint\n");
+        assert!(out.contains("The stone on d3 can capture again"), "{out}");
+        assert!(s.session.turns().is_empty(), "the turn is not over: {out}");
+        assert_eq!(s.chain_turn().to_string(), "c3d3a");
+        assert!(out.contains("Hint: continue with d3"), "{out}");
+        assert!(!out.contains("No hint"), "{out}");
+        // The next step typed goes on from d3; the chain then ends by itself or with `end`.
+        let out = run(&mut s, "d3d4a\nend\n");
+        assert_eq!(s.session.turns()[0].to_string(), "c3d3a,d3d4a", "{out}");
+    }
+
+    #[test]
+    fn a_capture_typed_without_its_kind_is_taken_the_one_way_or_asked() {
+        // c3d3 captures only by approach (e3).
+        let mut s = session("3B5/9/2W1B4/1B7/8W w", Color::White);
+        let out = run(&mut s, "c3d3\n");
+        assert!(!out.contains("is not legal"), "{out}");
+        assert_eq!(s.chain_turn().to_string(), "c3d3a", "{out}");
+        // d3e3 captures f3 by approach and c3 by withdrawal: the player is asked which.
+        let mut s = session("9/9/2BW1B3/9/9 w", Color::White);
+        let out = run(&mut s, "d3e3\n");
+        assert!(
+            out.contains("d3e3 captures both ways: type d3e3a (x f3) to approach or d3e3w (x c3) to withdraw."),
+            "{out}"
+        );
+        assert!(s.session.turns().is_empty() && s.chain.is_empty());
+        run(&mut s, "d3e3w\n");
+        assert_eq!(s.session.turns()[0].to_string(), "d3e3w");
+    }
+
+    #[test]
+    fn the_board_is_turned_for_a_black_player() {
+        let mut s = session(fanorona_engine::START_FEN, Color::Black);
+        let out = run(&mut s, "");
+        assert!(
+            out.contains("\n    i   h   g   f   e   d   c   b   a\n 1  "),
+            "{out}"
+        );
+        let mut s = session(fanorona_engine::START_FEN, Color::White);
+        let out = run(&mut s, "");
+        assert!(
+            out.contains("\n    a   b   c   d   e   f   g   h   i\n 5  "),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn after_a_game_the_player_can_undo_or_start_again() {
+        let mut s = session("9/9/W1BBBBBBB/9/9 w", Color::White);
+        let out = run(&mut s, "a3b3a\nd2d3\nundo\n");
+        assert!(out.contains("Game over"), "{out}");
+        assert!(out.contains("The game is over. Type `new`"), "{out}");
+        assert!(out.contains("Took back a3b3a"), "{out}");
+        assert!(s.session.turns().is_empty());
+        let out = run(&mut s, "a3b3a\nnew\nquit\n");
+        assert!(out.contains("A new game: you play white."), "{out}");
+        assert!(out.contains("Bye."), "{out}");
+        assert!(s.session.turns().is_empty() && s.session.outcome().is_none());
     }
 
     #[test]
