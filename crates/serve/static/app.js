@@ -210,6 +210,13 @@
 
   // ------------------------------------------------------------------ legal steps
 
+  // What the server says of the step ending the turn prefix `key` (a paika step has no entry).
+  function stepInfo(key, step) {
+    return app.state.steps[key] || {
+      step, from: step.slice(0, 2), to: step.slice(2, 4), kind: 'paika', captured: [],
+    };
+  }
+
   // The steps that extend the turn built so far, from the server's list of legal turns.
   function nextOptions() {
     if (!app.state || app.state.outcome) return [];
@@ -228,10 +235,7 @@
       const key = turn.slice(0, k + 1).join(',');
       if (seen.has(key)) continue;
       const step = turn[k];
-      const info = app.state.steps[key] || {
-        step, from: step.slice(0, 2), to: step.slice(2, 4), kind: 'paika', captured: [],
-      };
-      seen.set(key, { key, step, info });
+      seen.set(key, { key, step, info: stepInfo(key, step) });
     }
     return [...seen.values()];
   }
@@ -297,9 +301,7 @@
     if (app.prefix.length === 0) return;
     // While the engine thinks, the board marks this turn, not the engine's previous one.
     app.ownLast = {
-      steps: app.prefix.map((step, i) => app.state.steps[app.prefix.slice(0, i + 1).join(',')] || {
-        step, from: step.slice(0, 2), to: step.slice(2, 4), kind: 'paika', captured: [],
-      }),
+      steps: app.prefix.map((step, i) => stepInfo(app.prefix.slice(0, i + 1).join(','), step)),
     };
     app.turns.push(app.prefix.join(','));
     app.prefix = [];

@@ -26,6 +26,8 @@ use fanorona_mcts::scheduler::{
 };
 use fanorona_mcts::{Evaluator, GameState, SearchConfig, SearchResult, Terminal, derive_seed};
 use fanorona_players::{FanoronaState, SearchTables};
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -248,30 +250,12 @@ impl GamePolicy<FanoronaState> for SelfPlayPolicy<'_> {
 }
 
 /// An action drawn from the root's priors (the network's policy), or the search's choice
-/// when the priors do not sum to a positive number.
+/// when the priors are no distribution (all zero, or not finite).
 fn sample_prior(result: &SearchResult<Action>, rng: &mut StdRng) -> Action {
-    let total: f32 = result.priors.iter().filter(|p| p.is_finite()).sum();
-    if total.is_nan() || total <= 0.0 {
-        return result.chosen;
+    match WeightedIndex::new(&result.priors) {
+        Ok(index) => result.actions[index.sample(rng)],
+        Err(_) => result.chosen,
     }
-    let mut left = rng.random::<f32>() * total;
-    for (&action, &p) in result.actions.iter().zip(&result.priors) {
-        if !p.is_finite() {
-            continue;
-        }
-        left -= p;
-        if left < 0.0 {
-            return action;
-        }
-    }
-    // Rounding left a sliver: the last action with a positive prior.
-    result
-        .actions
-        .iter()
-        .zip(&result.priors)
-        .rev()
-        .find(|(_, p)| p.is_finite() && **p > 0.0)
-        .map_or(result.chosen, |(&a, _)| a)
 }
 
 /// Plays the self-play games of `schedule` from the start position, `on_game` receiving every
