@@ -89,3 +89,46 @@ export async function clickPoint(page, p) {
 }
 
 export const stoneAt = (page, p) => page.locator(`#board .layer-stones .stone[data-point="${p}"]:not(.fading)`);
+
+// Play one whole turn (a list of steps) by clicking, as a person would: each step's point,
+// the approach/withdrawal choice where one is asked, End turn for a chain stopped early.
+// Waits for the engine's answer unless `wait` is false.
+export async function playTurn(page, steps, { wait = true } = {}) {
+  for (const [i, step] of steps.entries()) {
+    if (i === 0) await clickPoint(page, step.slice(0, 2));
+    await clickPoint(page, step.slice(2, 4));
+    if (await page.isVisible('#choice')) {
+      await page.click(`#choice button[data-kind="${step.endsWith('a') ? 'approach' : 'withdrawal'}"]`);
+    }
+    await page.waitForFunction(() => document.body.dataset.phase !== 'animating');
+  }
+  if (await page.evaluate(() => document.body.dataset.phase === 'chain')) await page.click('#end-turn');
+  if (wait) await waitForPhase(page, ['human', 'over']);
+}
+
+// The stones of a server state's `board` (rows 5 down to 1) as sorted `point:color` strings.
+export function stonesOf(board) {
+  const out = [];
+  board.forEach((row, i) => [...row].forEach((ch, x) => {
+    if (ch !== '.') out.push(`${'abcdefghi'[x]}${5 - i}:${ch === 'W' ? 'white' : 'black'}`);
+  }));
+  return out.sort();
+}
+
+// The stones the page draws, in the same form.
+export const shownStones = (page) => page.evaluate(() => [...document.querySelectorAll('#board .layer-stones .stone:not(.fading)')]
+  .map((s) => `${s.dataset.point}:${s.dataset.color}`).sort());
+
+// A server and a browser for one test file: `before` starts them, `after` stops them.
+export function sharedBrowser(before, after) {
+  const shared = { server: null, browser: null };
+  before(async () => {
+    shared.server = await startServer();
+    shared.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (shared.browser) await shared.browser.close();
+    if (shared.server) await shared.server.stop();
+  });
+  return shared;
+}

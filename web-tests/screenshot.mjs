@@ -1,28 +1,15 @@
-// Takes docs/screenshot.png (desktop) and docs/screenshot-phone.png: a game a few turns
-// in, played by clicking, with a stone selected so its legal steps show.
+// Takes docs/screenshot.png (desktop, the engine's analysis on) and docs/screenshot-phone.png
+// (a phone held upright): a game a few turns in, played by clicking, with a stone selected
+// so its legal steps show.
 //
 //   node screenshot.mjs            (starts ../target/debug/fanorona serve, or uses $FANORONA_URL)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clickPoint, launchBrowser, startServer, waitForPhase } from './lib.mjs';
+import { clickPoint, launchBrowser, playTurn, startServer, waitForPhase } from './lib.mjs';
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
 mkdirSync(docs, { recursive: true });
-
-// Play one whole turn (a list of steps) by clicking, as a person would.
-async function playTurn(page, steps) {
-  for (const [i, step] of steps.entries()) {
-    if (i === 0) await clickPoint(page, step.slice(0, 2));
-    await clickPoint(page, step.slice(2, 4));
-    if (await page.isVisible('#choice')) {
-      await page.click(`#choice button[data-kind="${step.endsWith('a') ? 'approach' : 'withdrawal'}"]`);
-    }
-    await page.waitForFunction(() => document.body.dataset.phase !== 'animating');
-  }
-  if (await page.evaluate(() => document.body.dataset.phase === 'chain')) await page.click('#end-turn');
-  await waitForPhase(page, ['human', 'over']);
-}
 
 // The legal turn that captures the most stones (the page's own data from the server).
 const greedyTurn = (page) => page.evaluate(() => {
@@ -31,7 +18,7 @@ const greedyTurn = (page) => page.evaluate(() => {
   return turns.reduce((best, t) => (gain(t) > gain(best) ? t : best), turns[0]);
 });
 
-async function shoot(context, url, viewport, file, turns) {
+async function shoot(context, url, viewport, file, turns, analysis = false) {
   const page = await context.newPage();
   await page.setViewportSize(viewport);
   await page.goto(`${url}/?level=easy&color=white`);
@@ -39,6 +26,10 @@ async function shoot(context, url, viewport, file, turns) {
   for (let i = 0; i < turns; i += 1) {
     if (await page.evaluate(() => document.body.dataset.phase === 'over')) break;
     await playTurn(page, await greedyTurn(page));
+  }
+  if (analysis) {
+    await page.check('#analysis-toggle');
+    await page.waitForFunction(() => window.fanorona.analysis !== null, null, { timeout: 20000 });
   }
   // Select the stone of the best capture to show its highlighted steps.
   const best = await greedyTurn(page);
@@ -53,7 +44,7 @@ async function shoot(context, url, viewport, file, turns) {
 const server = await startServer();
 const browser = await launchBrowser();
 try {
-  await shoot(browser.context, server.url, { width: 1280, height: 760 }, 'screenshot.png', 3);
+  await shoot(browser.context, server.url, { width: 1280, height: 760 }, 'screenshot.png', 3, true);
   await shoot(browser.context, server.url, { width: 390, height: 844 }, 'screenshot-phone.png', 3);
 } finally {
   await browser.close();

@@ -2,20 +2,9 @@
 // choose approach or withdrawal, continue and end chains, undo, and finish games.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickPoint, launchBrowser, openGame, startServer, stoneAt, waitForPhase } from '../lib.mjs';
+import { clickPoint, openGame, sharedBrowser, shownStones, stoneAt, stonesOf, waitForPhase } from '../lib.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+const shared = sharedBrowser(before, after);
 
 const turns = (page) => page.evaluate(() => window.fanorona.turns);
 const fen = (f) => `?level=beginner&fen=${encodeURIComponent(f)}`;
@@ -23,22 +12,12 @@ const START = 'BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1';
 
 // Every point shows what the server says is there.
 async function assertBoardMatchesState(page) {
-  const { shown, board } = await page.evaluate(() => {
-    const stones = [...document.querySelectorAll('#board .layer-stones .stone:not(.fading)')];
-    return {
-      shown: stones.map((s) => `${s.dataset.point}:${s.dataset.color}`).sort(),
-      board: window.fanorona.state.board,
-    };
-  });
-  const expected = [];
-  board.forEach((row, i) => [...row].forEach((ch, x) => {
-    if (ch !== '.') expected.push(`${'abcdefghi'[x]}${5 - i}:${ch === 'W' ? 'white' : 'black'}`);
-  }));
-  assert.deepEqual(shown, expected.sort());
+  const board = await page.evaluate(() => window.fanorona.state.board);
+  assert.deepEqual(await shownStones(page), stonesOf(board));
 }
 
 async function open(query = '?level=beginner') {
-  const { page, errors } = await openGame(browser.context, server.url, query);
+  const { page, errors } = await openGame(shared.browser.context, shared.server.url, query);
   return { page, errors };
 }
 
@@ -187,7 +166,7 @@ describe('the page', () => {
     assert.equal(await page.locator('#board .stone.black').count(), 7);
 
     // A draw: the 50th quiet turn.
-    await page.goto(`${server.url}/${fen('9/9/9/9/W7B w 49 30')}`);
+    await page.goto(`${shared.server.url}/${fen('9/9/9/9/W7B w 49 30')}`);
     await waitForPhase(page, 'human');
     assert.match(await page.textContent('#status'), /No capture available/);
     await clickPoint(page, 'a1');
@@ -197,7 +176,7 @@ describe('the page', () => {
     assert.equal(await page.getAttribute('#banner', 'data-reason'), 'no-progress');
 
     // A loss: playing Black, the engine opens with the winning capture.
-    await page.goto(`${server.url}/${fen('9/9/W1BBBBBBB/9/9 w')}&color=black`);
+    await page.goto(`${shared.server.url}/${fen('9/9/W1BBBBBBB/9/9 w')}&color=black`);
     await waitForPhase(page, 'over');
     assert.equal(await page.textContent('#banner-title'), 'You lose');
     assert.deepEqual(await turns(page), ['a3b3a']);
@@ -235,9 +214,9 @@ describe('the page', () => {
 
   test('a bad start position says so and plays from the normal start', async () => {
     // Issue 14: the page stayed stuck on an empty board, and New game retried the bad position.
-    const { context } = browser;
+    const { context } = shared.browser;
     const page = await context.newPage();
-    await page.goto(`${server.url}/?level=beginner&fen=${encodeURIComponent('9/9/4X4/9/9 w')}`);
+    await page.goto(`${shared.server.url}/?level=beginner&fen=${encodeURIComponent('9/9/4X4/9/9 w')}`);
     await waitForPhase(page, ['human', 'over']);
     assert.match(await page.textContent('#error'), /start position.*unexpected character 'X'.*normal start/);
     assert.equal(await page.evaluate(() => window.fanorona.state.start), START);
@@ -260,7 +239,7 @@ describe('the page', () => {
     assert.deepEqual(await turns(page), played);
     await assertBoardMatchesState(page);
     // The same address in a new tab is the same game.
-    const other = await browser.context.newPage();
+    const other = await shared.browser.context.newPage();
     await other.goto(page.url());
     await other.waitForFunction(() => window.fanorona.state !== null);
     await waitForPhase(other, ['human', 'over']);
@@ -336,10 +315,10 @@ describe('the page', () => {
   });
 
   test('fits a phone-sized screen', async () => {
-    const { context } = browser;
+    const { context } = shared.browser;
     const page = await context.newPage();
     await page.setViewportSize({ width: 375, height: 740 });
-    await page.goto(`${server.url}/?level=beginner`);
+    await page.goto(`${shared.server.url}/?level=beginner`);
     await waitForPhase(page, 'human');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 375, `page is ${width}px wide`);

@@ -6,11 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use fanorona_engine::{Game, Turn};
+use fanorona_engine::Game;
 use fanorona_players::levels::{
     ChooseError, ClassicalChooser, Level, LevelStrength, TurnChooser, check_choosable,
 };
-use fanorona_players::{MctsConfig, Player, Stop};
+use fanorona_players::{Choice, MctsConfig, Player, Stop};
 
 use crate::checkpoint::load_exported;
 use crate::error::NetError;
@@ -59,13 +59,13 @@ impl TurnChooser for NetChooser {
         }
     }
 
-    fn choose(
+    fn think(
         &self,
         game: &Game,
         level: Level,
         deadline: Instant,
         stop: &Stop,
-    ) -> Result<Turn, ChooseError> {
+    ) -> Result<Choice, ChooseError> {
         check_choosable(game)?;
         let left = deadline
             .saturating_duration_since(Instant::now())
@@ -81,13 +81,15 @@ impl TurnChooser for NetChooser {
             c_puct: crate::player::DEFAULT_C_PUCT,
             seed: game.position().hash(),
             batch_size: crate::player::DEFAULT_BATCH,
+            // a fresh player answers each request: there is no earlier tree to keep
+            reuse_across_turns: false,
         };
         let mut player = net_player(self.model.clone(), config, "net");
         if level != Level::Beginner {
             player = player.with_tables(self.tables.clone());
         }
         player.set_stop(stop.clone());
-        Ok(player.choose(game, None)?.turn)
+        Ok(player.choose(game, None)?)
     }
 
     fn tables(&self) -> Option<&fanorona_tablebase::Tablebase> {

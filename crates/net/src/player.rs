@@ -3,7 +3,8 @@
 //!
 //! Spec keys: `path` (an exported model or a training checkpoint, required), `sims` (simulations per step, default
 //! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
-//! `batch` (leaves per network call, default 8), `seed`, `tb` (endgame tables on/off) and
+//! `batch` (leaves per network call, default 8), `reuse` (`off`: a fresh tree every turn;
+//! default `on`, the subtree of the opponent's reply kept), `seed`, `tb` (endgame tables on/off) and
 //! `backend` (`native` or `burn`; default: the process's, see
 //! [`crate::inference::set_default_backend`]).
 
@@ -47,7 +48,9 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
 }
 
 /// The keys a `net:` spec takes.
-const NET_KEYS: &[&str] = &["path", "sims", "ms", "c", "batch", "seed", "tb", "backend"];
+const NET_KEYS: &[&str] = &[
+    "path", "sims", "ms", "c", "batch", "reuse", "seed", "tb", "backend",
+];
 
 /// The `backend=` of a spec, if it has one.
 fn backend_of(spec: &PlayerSpec) -> Result<Option<Backend>, SpecError> {
@@ -113,7 +116,7 @@ impl PlayerKind for NetKind {
         NET_KEYS
     }
     fn summary(&self) -> &'static str {
-        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, tb on/off, backend native/burn"
+        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, reuse on/off, tb on/off, backend native/burn"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         model_path(spec)?;

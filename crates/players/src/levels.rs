@@ -14,7 +14,7 @@ use thiserror::Error;
 
 use crate::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
 use crate::greedy::GreedyPlayer;
-use crate::player::{Player, PlayerError, Stop};
+use crate::player::{Choice, Player, PlayerError, Stop};
 
 /// Picks the computer's turn in a game.
 ///
@@ -24,20 +24,33 @@ pub trait TurnChooser: Send + Sync {
     /// A short name for logs and `/api/info`, e.g. `alphabeta`.
     fn name(&self) -> &str;
 
-    /// A legal turn for the side to move in `game`, chosen with the strength of `level`.
+    /// A legal turn for the side to move in `game`, chosen with the strength of `level`, with
+    /// what the engine reports about it (the score for the side to move, when it has one: the
+    /// play page's analysis shows it).
     ///
     /// Should return by `deadline` (a little over is fine; the caller bounds it by
     /// [`Level::think_time`] and the server's own cap), or soon after `stop` is raised (a
     /// request its client abandoned), with the best turn found so far. Fails only when there
     /// is nothing to choose: the game is over, or it is in the middle of a chain that has no
     /// continuation.
+    fn think(
+        &self,
+        game: &Game,
+        level: Level,
+        deadline: Instant,
+        stop: &Stop,
+    ) -> Result<Choice, ChooseError>;
+
+    /// The turn of [`think`](TurnChooser::think) alone.
     fn choose(
         &self,
         game: &Game,
         level: Level,
         deadline: Instant,
         stop: &Stop,
-    ) -> Result<Turn, ChooseError>;
+    ) -> Result<Turn, ChooseError> {
+        Ok(self.think(game, level, deadline, stop)?.turn)
+    }
 
     /// What `level` means with this engine, for `/api/info` and the page. The default
     /// describes the classical engine ([`Level::description`], [`Level::depth`]).
@@ -231,13 +244,13 @@ impl TurnChooser for ClassicalChooser {
         "alphabeta"
     }
 
-    fn choose(
+    fn think(
         &self,
         game: &Game,
         level: Level,
         deadline: Instant,
         stop: &Stop,
-    ) -> Result<Turn, ChooseError> {
+    ) -> Result<Choice, ChooseError> {
         check_choosable(game)?;
         let seed = game.position().hash();
         let mut player: Box<dyn Player> = match level.depth() {
@@ -258,7 +271,7 @@ impl TurnChooser for ClassicalChooser {
             }
         };
         player.set_stop(stop.clone());
-        Ok(player.choose(game, None)?.turn)
+        Ok(player.choose(game, None)?)
     }
 
     fn tables(&self) -> Option<&fanorona_tablebase::Tablebase> {

@@ -243,7 +243,7 @@ impl PlayerKind for UctKind {
         "mcts"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["sims", "ms", "c", "seed", "tb"]
+        &["sims", "ms", "c", "reuse", "seed", "tb"]
     }
     fn summary(&self) -> &'static str {
         "plain UCT with random rollouts: sims per step or ms per turn, c exploration, tb on/off"

@@ -5,7 +5,7 @@
 //! | `random` | `seed` | uniform over the legal turns |
 //! | `greedy` | `seed` | most stones captured, ties at random |
 //! | `alphabeta` | `depth`, `ms`, `q`, `tt`, `seed` | depth in turns (1-64), milliseconds per turn, quiescence turns (0-32, default 4), table MiB (1-4096, default 16); with neither `depth` nor `ms`, depth 4 |
-//! | `mcts` | `sims`, `ms`, `c`, `seed` | simulations per step (default 800), or milliseconds per turn; exploration constant (default 4) |
+//! | `mcts` | `sims`, `ms`, `c`, `reuse`, `seed` | simulations per step (default 800), or milliseconds per turn; exploration constant (default 4); `reuse=off` starts every turn with a fresh tree (default `on`: the subtree of the opponent's reply is kept) |
 //!
 //! Every kind takes `seed=<u64>`: a player's random stream is derived from it and from the
 //! stream number its builder passes ([`PlayerSpec::stream_seed`]; match play passes one per
@@ -163,12 +163,18 @@ impl PlayerSpec {
     /// The `tb` parameter: whether the player uses the endgame tables it is given (`on`, the
     /// default, or `off`).
     pub fn uses_tables(&self) -> Result<bool, SpecError> {
-        match self.get("tb") {
-            None | Some("on") => Ok(true),
+        self.switch("tb", true)
+    }
+
+    /// An `on`/`off` parameter, `default` when absent.
+    pub fn switch(&self, key: &str, default: bool) -> Result<bool, SpecError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some("on") => Ok(true),
             Some("off") => Ok(false),
             Some(other) => Err(SpecError::BadValue {
                 kind: self.kind.clone(),
-                key: "tb".into(),
+                key: key.into(),
                 value: other.into(),
                 expected: "`on` or `off`",
             }),
@@ -204,7 +210,7 @@ impl PlayerSpec {
     }
 
     /// The search settings of any MCTS-based player spec over `default`: `sims`, `ms`, `c`,
-    /// `batch` and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
+    /// `batch`, `reuse` and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
     /// caller checks which keys its kind accepts.
     pub fn search_settings(
         &self,
@@ -228,6 +234,7 @@ impl PlayerSpec {
             c_puct: c.unwrap_or(default.c_puct),
             seed: self.stream_seed(stream)?,
             batch_size: batch.unwrap_or(default.batch_size),
+            reuse_across_turns: self.switch("reuse", default.reuse_across_turns)?,
         })
     }
 }
@@ -236,7 +243,7 @@ impl FromStr for PlayerSpec {
     type Err = SpecError;
 
     /// Parses `kind[:key=value[,key=value...]]`; spaces around the parts are ignored. Checks
-    /// the syntax only (see [`PlayerSpec::validate`]).
+    /// the syntax only ([`Registry::check`](crate::Registry::check) checks keys and values).
     fn from_str(text: &str) -> Result<PlayerSpec, SpecError> {
         let text = text.trim();
         if text.is_empty() {

@@ -32,6 +32,12 @@ pub struct MctsConfig {
     /// Leaves collected (under virtual loss) per evaluator call: 1 for rollouts, more for a
     /// network, whose evaluations are cheaper in batches.
     pub batch_size: u32,
+    /// Keep the search tree from one turn to the next: when the game handed to
+    /// [`Player::choose`] continues the one this player last moved in by one turn of the
+    /// opponent, the search starts from the subtree of that reply (its visits and values)
+    /// instead of a fresh tree. Anything else (a new game, an undo, a set-up position) starts
+    /// afresh.
+    pub reuse_across_turns: bool,
 }
 
 impl MctsConfig {
@@ -64,13 +70,14 @@ impl Default for MctsConfig {
             c_puct: Self::DEFAULT_C_PUCT,
             seed: 0,
             batch_size: 1,
+            reuse_across_turns: true,
         }
     }
 }
 
 /// MCTS at the step level: one search per step of the turn (the subtree of the step played
-/// is kept for the next step), accumulated into a whole turn. A fresh tree is built at every
-/// turn start.
+/// is kept for the next step), accumulated into a whole turn. With
+/// [`MctsConfig::reuse_across_turns`] the tree is also kept across the opponent's reply.
 ///
 /// With the default [`RolloutEvaluator`] this is plain UCT (uniform priors, random
 /// rollouts); with a network as the evaluator it is the AlphaZero-style player.
@@ -83,6 +90,11 @@ pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
     tables: crate::tables::Tables,
     /// Raised: end the search now with the best turn so far.
     stop: Stop,
+    /// The search of the last turn chosen, rooted after it (the opponent to move), for
+    /// [`MctsConfig::reuse_across_turns`].
+    kept: Option<Search<FanoronaState>>,
+    /// Root visits the last turn's search started with (0: a fresh tree).
+    reused_visits: u32,
 }
 
 impl MctsPlayer<RolloutEvaluator> {
@@ -102,12 +114,15 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             turns: 0,
             tables: None,
             stop: Stop::new(),
+            kept: None,
+            reused_visits: 0,
         }
     }
 
     /// Plays the positions the endgame tables cover perfectly, and ends the search at them.
     pub fn with_tables(mut self, tables: crate::tables::Tables) -> Self {
         self.tables = tables;
+        self.kept = None;
         self
     }
 
@@ -126,6 +141,39 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
     pub fn config(&self) -> &MctsConfig {
         &self.config
     }
+
+    /// How many root visits the last turn's search inherited from the turn before (the
+    /// subtree of the opponent's reply, see [`MctsConfig::reuse_across_turns`]); 0 when it
+    /// started from a fresh tree.
+    pub fn reused_visits(&self) -> u32 {
+        self.reused_visits
+    }
+}
+
+/// The kept `search` moved on through the opponent's turn that leads to `game`, or `None` when
+/// `game` is not the kept root's game after one legal turn (then the tree is dropped).
+fn follow_reply(mut search: Search<FanoronaState>, game: &Game) -> Option<Search<FanoronaState>> {
+    let from = *search.root_state().position();
+    if search.is_running()
+        || !from.is_turn_start()
+        || search.root_state().game().outcome().is_some()
+    {
+        return None;
+    }
+    let mut reply = None;
+    from.for_each_turn(|turn, after| {
+        if reply.is_none() && after == game.position() {
+            reply = Some(*turn);
+        }
+    });
+    for &step in reply?.steps() {
+        search.advance(Action::Step(step));
+    }
+    if !search.root_state().position().is_turn_start() {
+        // the opponent stopped a chain that could have gone on
+        search.advance(Action::EndTurn);
+    }
+    (search.root_state().game() == game).then_some(search)
 }
 
 /// How much of a turn's remaining time one step decision gets.
@@ -238,9 +286,20 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         }
         .search_config();
         self.turns += 1;
-        let seed = derive_seed(self.config.seed, self.turns);
-        let root = FanoronaState::new(game.clone()).with_tables(self.tables.clone());
-        let mut search = Search::new(root, config, seed)?;
+        let kept = self
+            .kept
+            .take()
+            .filter(|kept| self.config.reuse_across_turns && *kept.config() == config)
+            .and_then(|kept| follow_reply(kept, game));
+        self.reused_visits = kept.as_ref().map_or(0, Search::root_visits);
+        let mut search = match kept {
+            Some(search) => search,
+            None => {
+                let seed = derive_seed(self.config.seed, self.turns);
+                let root = FanoronaState::new(game.clone()).with_tables(self.tables.clone());
+                Search::new(root, config, seed)?
+            }
+        };
         let mut turn = Turn::empty();
         let mut total = 0u64;
         let mut value = None;
@@ -269,6 +328,9 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
             }
             search.advance(action);
             if search.root_state().position().is_turn_start() {
+                if self.config.reuse_across_turns {
+                    self.kept = Some(search);
+                }
                 break;
             }
         }
@@ -284,5 +346,94 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
     }
     fn set_stop(&mut self, stop: Stop) {
         self.stop = stop;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_engine::{Position, Rules};
+
+    fn player(reuse: bool) -> MctsPlayer {
+        MctsPlayer::new(MctsConfig {
+            simulations: 300,
+            seed: 7,
+            reuse_across_turns: reuse,
+            ..MctsConfig::default()
+        })
+    }
+
+    /// The game after the player's turn and then the opponent's first legal turn.
+    fn after_reply(game: &Game, mine: &Turn) -> Game {
+        let mut game = game.clone();
+        game.play_turn(mine).unwrap();
+        let reply = game.position().legal_turns()[0];
+        game.play_turn(&reply).unwrap();
+        game
+    }
+
+    #[test]
+    fn the_tree_is_kept_across_the_opponents_reply() {
+        let start = Game::new(Rules::default());
+        let mut p = player(true);
+        let first = p.choose(&start, None).unwrap().turn;
+        assert_eq!(p.reused_visits(), 0, "the first turn starts afresh");
+        let next = after_reply(&start, &first);
+        let second = p.choose(&next, None).unwrap();
+        assert!(
+            p.reused_visits() > 0,
+            "the reply's subtree was searched in the first turn and is kept"
+        );
+        assert!(
+            next.position().try_play_turn(&second.turn).is_ok(),
+            "{}",
+            second.turn
+        );
+
+        // Anything but one legal reply later starts afresh: a new game, the same position
+        // again (an undo), two turns later.
+        for other in [
+            start.clone(),
+            next.clone(),
+            after_reply(&next, &second.turn),
+        ] {
+            let mut q = player(true);
+            q.choose(&next, None).unwrap();
+            q.choose(&other, None).unwrap();
+            assert_eq!(q.reused_visits(), 0, "{}", other.position());
+        }
+
+        // Off: never kept.
+        let mut off = player(false);
+        let first = off.choose(&start, None).unwrap().turn;
+        off.choose(&after_reply(&start, &first), None).unwrap();
+        assert_eq!(off.reused_visits(), 0);
+    }
+
+    #[test]
+    fn a_reply_that_stops_a_chain_early_is_followed() {
+        // White's d3d2w takes d4, and the chain could go on.
+        let position: Position = "9/3B5/3W2B2/2B2B1W1/1BBW5 w".parse().unwrap();
+        let game = Game::from_position(position, Rules::default());
+        let config = player(true).config().search_config();
+        let root = FanoronaState::new(game.clone());
+        let mut search = Search::new(root, config, 1).unwrap();
+        search.run(&RolloutEvaluator::new(1)).unwrap();
+        let mut replied = game.clone();
+        let short = Turn::from_steps(&["d3d2w".parse().unwrap()]).unwrap();
+        replied.play_turn(&short).unwrap();
+        assert!(
+            position
+                .apply("d3d2w".parse::<Action>().unwrap())
+                .chain()
+                .is_some(),
+            "the chain could have gone on"
+        );
+        let followed = follow_reply(search, &replied).expect("a legal reply is followed");
+        assert_eq!(followed.root_state().game(), &replied);
+        assert_eq!(
+            followed.root_state().position().side_to_move(),
+            !position.side_to_move()
+        );
     }
 }

@@ -21,8 +21,10 @@
 //! | `GET /api/info` | the engine's name, the levels (name, description, think time, depth), the default level, the start position, and the server's limits |
 //! | `POST /api/state` | the state of a game, e.g. for the human's turn |
 //! | `POST /api/move` | the engine plays the side to move, then the new state |
+//! | `POST /api/analysis` | the engine's evaluation of the game's position and the line it expects |
+//! | `POST /api/review` | every position of the game evaluated briefly, and the turns that cost their mover most |
 //!
-//! **Request** (both `POST` routes): `{"start": "<position>", "turns": ["<turn>", ...],
+//! **Request** (every `POST` route): `{"start": "<position>", "turns": ["<turn>", ...],
 //! "level": "<level>"}`. `start` is optional (the standard start), `turns` are in docs/rules.md
 //! notation and default to none, `level` (`beginner`, `easy`, `medium` (default), `hard`)
 //! is used by `/api/move` only. Unknown fields are refused.
@@ -73,6 +75,36 @@
 //! ```
 //!
 //! `engine_turn` is `null` when the game sent was already over (`state` then says how).
+//!
+//! **Analysis** (the answer of `/api/analysis`): the engine thinks about the game's position
+//! at its strongest level for 0.8 s (the first turn of the line gets two thirds,
+//! each reply a sixth; the server's think cap bounds it), in the same pool as the moves, and
+//! stops when the client goes away. `level` is ignored. For the start position:
+//!
+//! ```json
+//! {
+//!   "side_to_move": "white", "engine": "alphabeta",
+//!   "summary": "about level", "bar": 0.04, "exact": false, "score": "cs 17",
+//!   "line": [{"turn": "e2e3a", "color": "white", "steps": [...]}, ...],
+//!   "think_ms": 1203
+//! }
+//! ```
+//!
+//! `summary` and `bar` (-1 Black wins, 1 White wins; centistones through `tanh(cs / 400)`,
+//! a network's `W - L` as it is) are from White's side; `score` is the engine's own figure
+//! for the side to move (`cs 120`, `win 3`, `loss 2`, `value 0.250`, `tb win 7`, `tb draw`);
+//! `exact` says the result is proven (a finished game, the endgame tables, a win or loss the
+//! search found). A finished game gets its result and an empty `line`. Analyses and reviews
+//! hold at most `ServerConfig::max_concurrent_analyses` search slots at once (half of them).
+//!
+//! **Review** (the answer of `/api/review`): every position of the game evaluated briefly
+//! (the easy level, 60 ms each, 8 s at most in all) and the turns that cost their mover most:
+//! `{"bars": [0.0, -0.1, ...], "mistakes": [{"index": 4, "color": "white", "played": "a1b2",
+//! "best": "a1a2", "before": 0.0, "after": -1.0, "loss": 1.0}], "complete": true, "engine":
+//! "alphabeta", "think_ms": 120}`. `bars` has one value per position (before each turn and
+//! after the last; `null` where time ran out), from White's side; `mistakes` lists, largest
+//! first, up to three turns a side that lost their mover at least a quarter of the bar and
+//! were not the engine's own choice.
 //!
 //! **Errors**: `{"error": "<what is wrong>", "turn": <1-based turn number or null>}` with
 //! status 400 for malformed JSON, unknown fields, a bad start position, an unknown level,

@@ -21,7 +21,8 @@ use tower_http::timeout::TimeoutLayer;
 use crate::assets;
 use crate::error::ServeError;
 use crate::view::{
-    ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, StateView, turn_view,
+    AnalysisView, ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, ReviewView, StateView,
+    turn_view,
 };
 use fanorona_players::Stop;
 use fanorona_players::levels::{Level, TurnChooser};
@@ -47,6 +48,10 @@ pub struct ServerConfig {
     /// Searches and state listings that may run at once; further requests wait for a slot.
     /// Default: the number of CPU cores.
     pub max_concurrent_searches: usize,
+    /// Analyses (`/api/analysis`, `/api/review`) that may hold search slots at once, so that
+    /// moves always find the other slots: default half of `max_concurrent_searches` (at
+    /// least 1). An analysis waits for one of these, then for a search slot.
+    pub max_concurrent_analyses: usize,
     /// How long a request waits for a search slot before it gets 503. Default 30 s.
     pub queue_timeout: Duration,
     /// Connections served at once; more wait to be accepted. Default 512.
@@ -75,6 +80,9 @@ impl Default for ServerConfig {
             max_concurrent_searches: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            max_concurrent_analyses: std::thread::available_parallelism()
+                .map(|n| (n.get() / 2).max(1))
+                .unwrap_or(1),
             queue_timeout: Duration::from_secs(30),
             max_connections: 512,
             header_timeout: Duration::from_secs(10),
@@ -91,6 +99,7 @@ struct AppState {
     chooser: Arc<dyn TurnChooser>,
     config: Arc<ServerConfig>,
     searches: Arc<Semaphore>,
+    analyses: Arc<Semaphore>,
 }
 
 /// The whole application as an axum [`Router`]: the page, its assets, and the API.
@@ -104,6 +113,11 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
     let state = AppState {
         chooser,
         searches: Arc::new(Semaphore::new(config.max_concurrent_searches.max(1))),
+        analyses: Arc::new(Semaphore::new(
+            config
+                .max_concurrent_analyses
+                .clamp(1, config.max_concurrent_searches.max(1)),
+        )),
         config: Arc::new(config),
     };
     Router::new()
@@ -125,6 +139,8 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
         .route("/api/info", get(info))
         .route("/api/state", post(game_state))
         .route("/api/move", post(engine_move))
+        .route("/api/analysis", post(analysis))
+        .route("/api/review", post(review))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "no such page or API route".into())
         })
@@ -463,15 +479,202 @@ async fn engine_move(
             .parse::<Level>()
             .map_err(|e| ApiError::bad_request(e.to_string()))?,
     };
-    // Check the game before queueing for a search slot, so bad requests fail fast.
-    let record = replay(&req, &app.config)?;
-    // A client that goes away (a new position, a reload) drops this future: the guard then
-    // stops the search it started, freeing the slot for the requests that still wait.
+    search_request(&app, &req, move |record, app, stop| {
+        search_and_reply(record, level, app, stop)
+    })
+    .await
+}
+
+/// Replays the request's game (before queueing for a search slot, so bad requests fail
+/// fast), then runs `work` on it in the search pool. A client that goes away (a new position,
+/// a reload) drops this future: the guard then raises `work`'s stop flag, freeing the slot for
+/// the requests that still wait.
+async fn search_request<T: Send + 'static>(
+    app: &AppState,
+    req: &GameRequest,
+    work: impl FnOnce(GameSession, &AppState, &Stop) -> Result<T, ApiError> + Send + 'static,
+) -> Result<axum::Json<T>, ApiError> {
+    let record = replay(req, &app.config)?;
     let stop = Stop::new();
     let _abandoned = RaiseOnDrop(stop.clone());
-    in_pool(&app, move |app| search_and_reply(record, level, app, &stop))
+    in_pool(app, move |app| work(record, app, &stop))
         .await
         .map(axum::Json)
+}
+
+/// Longest an analysis thinks in all (the first turn of its line gets two thirds of it).
+const ANALYSIS_TIME: Duration = Duration::from_millis(800);
+/// Turns in the line an analysis shows.
+const ANALYSIS_LINE: usize = 3;
+
+/// `POST /api/analysis`: the engine's evaluation of the game's position and the line it
+/// expects, thinking at the strongest level for [`ANALYSIS_TIME`] (the server's think cap if
+/// smaller), in the same pool as the searches and stopped when the client goes away.
+async fn analysis(
+    State(app): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<axum::Json<AnalysisView>, ApiError> {
+    let req = parse_request(body, app.config.max_body_bytes)?;
+    // A bad game is refused before waiting for a slot.
+    replay(&req, &app.config)?;
+    let _analysing = analysis_slot(&app).await?;
+    search_request(&app, &req, |record, app, stop| analyse(&record, app, stop)).await
+}
+
+/// One of the analysis slots ([`ServerConfig::max_concurrent_analyses`]), waited for up to
+/// the queue timeout (503 after).
+async fn analysis_slot(app: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    tokio::time::timeout(
+        app.config.queue_timeout,
+        app.analyses.clone().acquire_owned(),
+    )
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is busy with other analyses; try again in a moment".into(),
+        )
+    })?
+    .map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down".into(),
+        )
+    })
+}
+
+/// Runs on the blocking pool: the best turn with its score, then the best replies after it.
+fn analyse(record: &GameSession, app: &AppState, stop: &Stop) -> Result<AnalysisView, ApiError> {
+    let started = Instant::now();
+    let budget = ANALYSIS_TIME.min(app.config.max_think);
+    let engine = app.chooser.name();
+    let mut game = record.game().clone();
+    let side = game.position().side_to_move();
+    if let Some(outcome) = game.outcome() {
+        return Ok(AnalysisView::finished(side, outcome, engine));
+    }
+    let mut line = Vec::new();
+    let mut score = None;
+    for i in 0..ANALYSIS_LINE {
+        if game.outcome().is_some() || (i > 0 && stop.is_raised()) {
+            break;
+        }
+        let share = if i == 0 { budget * 2 / 3 } else { budget / 6 };
+        let choice = app
+            .chooser
+            .think(&game, Level::Hard, Instant::now() + share, stop)
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the engine could not analyse the position: {e}"),
+                )
+            })?;
+        if i == 0 {
+            score = choice.info.score;
+        }
+        let before = *game.position();
+        game.play_turn(&choice.turn).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!(
+                    "internal error: the engine chose an illegal turn {}: {e}",
+                    choice.turn
+                ),
+            )
+        })?;
+        line.push(turn_view(
+            before.side_to_move(),
+            &turn_details(&before, &choice.turn),
+        ));
+    }
+    Ok(AnalysisView::new(
+        side,
+        score,
+        engine,
+        line,
+        started.elapsed().as_millis() as u64,
+    ))
+}
+
+/// Longest a game review takes in all: the positions not reached by then are left out.
+const REVIEW_TIME: Duration = Duration::from_secs(8);
+/// Think time for each position of a review (at the easy level: two turns deep for the
+/// classical engine, a few simulations for a network).
+const REVIEW_STEP: Duration = Duration::from_millis(60);
+
+/// `POST /api/review`: every position of the game evaluated quickly and the turns that cost
+/// their mover most (the page's "mistakes"), in the search pool, stopped when the client goes
+/// away.
+async fn review(
+    State(app): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<axum::Json<ReviewView>, ApiError> {
+    let req = parse_request(body, app.config.max_body_bytes)?;
+    // A bad game is refused before waiting for a slot.
+    replay(&req, &app.config)?;
+    let _analysing = analysis_slot(&app).await?;
+    search_request(&app, &req, |record, app, stop| {
+        review_game(&record, app, stop)
+    })
+    .await
+}
+
+/// Runs on the blocking pool: replays the game from its start, evaluating each position.
+fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<ReviewView, ApiError> {
+    let started = Instant::now();
+    let end = started + REVIEW_TIME.min(app.config.max_think * 2);
+    let turns = record.turns();
+    let mut game = fanorona_engine::Game::from_position(*record.start(), app.config.rules);
+    let mut bars = Vec::with_capacity(turns.len() + 1);
+    let mut best = Vec::with_capacity(turns.len());
+    let mut movers = Vec::with_capacity(turns.len());
+    let mut complete = true;
+    for i in 0..=turns.len() {
+        let side = game.position().side_to_move();
+        let (bar, preferred) = if let Some(outcome) = game.outcome() {
+            (Some(AnalysisView::finished(side, outcome, "").bar), None)
+        } else if Instant::now() >= end || stop.is_raised() {
+            complete = false;
+            (None, None)
+        } else {
+            let choice = app
+                .chooser
+                .think(&game, Level::Easy, Instant::now() + REVIEW_STEP, stop)
+                .map_err(|e| {
+                    ApiError::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("the engine could not evaluate turn {}: {e}", i + 1),
+                    )
+                })?;
+            let view = AnalysisView::new(side, choice.info.score, "", Vec::new(), 0);
+            (
+                choice.info.score.map(|_| view.bar),
+                Some(choice.turn.to_string()),
+            )
+        };
+        bars.push(bar);
+        let Some(turn) = turns.get(i) else { break };
+        best.push(preferred);
+        movers.push(side);
+        game.play_turn(turn).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!(
+                    "internal error: turn {} of a checked game failed: {e}",
+                    i + 1
+                ),
+            )
+        })?;
+    }
+    let played: Vec<String> = turns.iter().map(ToString::to_string).collect();
+    let mistakes = ReviewView::mistakes(&bars, &movers, &played, &best);
+    Ok(ReviewView {
+        bars,
+        mistakes,
+        complete,
+        engine: app.chooser.name().to_string(),
+        think_ms: started.elapsed().as_millis() as u64,
+    })
 }
 
 /// Raises its flag when dropped: the request's future was dropped, finished or not.

@@ -369,3 +369,282 @@ impl StateView {
         })
     }
 }
+
+/// The answer of `POST /api/analysis`: the engine's view of a position, from White's side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnalysisView {
+    /// Who is to move in the position analysed.
+    pub side_to_move: Color,
+    /// The engine that analysed it (`alphabeta`, `network`).
+    pub engine: String,
+    /// The evaluation in words, from White's side, e.g. `White is ahead by about 1.5 stones`.
+    pub summary: String,
+    /// The evaluation as a number from -1 (Black wins) to 1 (White wins), for a bar.
+    pub bar: f32,
+    /// Whether the evaluation is exact: a finished game, the endgame tables, or a win or loss
+    /// the search proved.
+    pub exact: bool,
+    /// The engine's own figure for the side to move (`cs 120`, `win 3`, `value 0.250`,
+    /// `tb win 7`), when it gave one.
+    pub score: Option<String>,
+    /// The line the engine expects, its best turn for the side to move first.
+    pub line: Vec<TurnView>,
+    /// How long the analysis took, in milliseconds.
+    pub think_ms: u64,
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+impl AnalysisView {
+    /// The view of `score` (for `side`, the side to move), with the expected `line`.
+    pub fn new(
+        side: Color,
+        score: Option<fanorona_players::Score>,
+        engine: &str,
+        line: Vec<TurnView>,
+        think_ms: u64,
+    ) -> AnalysisView {
+        use fanorona_players::Score as S;
+        use fanorona_tablebase::Wdl;
+        // +1 when the side to move is White: scores are the mover's, the view is White's.
+        let sign = if side == Color::White { 1.0f32 } else { -1.0 };
+        let turns = |n: u32| format!("{n} turn{}", if n == 1 { "" } else { "s" });
+        let (summary, bar, exact) = match score {
+            None => ("no evaluation".to_string(), 0.0, false),
+            Some(S::Centistones(cs)) => {
+                let white = sign * cs as f32;
+                let stones = (white.abs() / 100.0 * 10.0).round() / 10.0;
+                let summary = if white.abs() < 25.0 {
+                    "about level".to_string()
+                } else {
+                    let leader = if white > 0.0 { "White" } else { "Black" };
+                    format!("{leader} is ahead by about {stones:.1} stones")
+                };
+                (summary, (white / 400.0).tanh(), false)
+            }
+            Some(S::WinIn(n)) => (
+                format!(
+                    "{} wins in at most {} with best play",
+                    color_name(side),
+                    turns(n)
+                ),
+                sign,
+                true,
+            ),
+            Some(S::LossIn(n)) => (
+                format!(
+                    "{} wins in at most {} with best play",
+                    color_name(!side),
+                    turns(n)
+                ),
+                -sign,
+                true,
+            ),
+            Some(S::Value(v)) => {
+                let white = (sign * v).clamp(-1.0, 1.0);
+                (
+                    format!("White's expected score {:.0}%", (white + 1.0) * 50.0),
+                    white,
+                    false,
+                )
+            }
+            Some(S::Tablebase(probe)) => match probe.wdl {
+                Wdl::Draw => (
+                    "a draw with best play (endgame tables)".to_string(),
+                    0.0,
+                    true,
+                ),
+                Wdl::Win => (
+                    format!(
+                        "{} wins with best play (endgame tables; next capture in {})",
+                        color_name(side),
+                        turns(probe.dtz)
+                    ),
+                    sign,
+                    true,
+                ),
+                Wdl::Loss => (
+                    format!(
+                        "{} wins with best play (endgame tables; next capture in {})",
+                        color_name(!side),
+                        turns(probe.dtz)
+                    ),
+                    -sign,
+                    true,
+                ),
+            },
+        };
+        AnalysisView {
+            side_to_move: side,
+            engine: engine.to_string(),
+            summary,
+            bar,
+            exact,
+            score: score.map(|s| s.to_string()),
+            line,
+            think_ms,
+        }
+    }
+
+    /// The view of a finished game: its result, no line.
+    pub fn finished(side: Color, outcome: Outcome, engine: &str) -> AnalysisView {
+        let bar = match outcome.winner() {
+            Some(Color::White) => 1.0,
+            Some(Color::Black) => -1.0,
+            None => 0.0,
+        };
+        AnalysisView {
+            side_to_move: side,
+            engine: engine.to_string(),
+            summary: format!("game over: {outcome}"),
+            bar,
+            exact: true,
+            score: None,
+            line: Vec::new(),
+            think_ms: 0,
+        }
+    }
+}
+
+/// The answer of `POST /api/review`: every position of a game evaluated quickly, and the
+/// turns after which the mover's evaluation fell most.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewView {
+    /// The evaluation before each turn and after the last (one more than the turns), from
+    /// White's side in [-1, 1] as [`AnalysisView::bar`]; `null` where time ran out.
+    pub bars: Vec<Option<f32>>,
+    /// The turns that cost their mover most, largest loss first (at most
+    /// [`ReviewView::MAX_MISTAKES`] per side, each losing at least
+    /// [`ReviewView::MIN_DROP`]).
+    pub mistakes: Vec<MistakeView>,
+    /// Whether every position was evaluated in the time allowed.
+    pub complete: bool,
+    /// The engine that evaluated (`alphabeta`, `network`).
+    pub engine: String,
+    /// How long the review took, in milliseconds.
+    pub think_ms: u64,
+}
+
+/// One turn that lost its mover much of the evaluation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MistakeView {
+    /// Which turn, counted from 0 (`turns[index]` of the request).
+    pub index: usize,
+    /// Who played it.
+    pub color: Color,
+    /// The turn played.
+    pub played: String,
+    /// The turn the engine preferred there.
+    pub best: String,
+    /// The evaluation before and after it, from White's side.
+    pub before: f32,
+    /// See `before`.
+    pub after: f32,
+    /// How much the mover lost, in bar units (0 to 2).
+    pub loss: f32,
+}
+
+impl ReviewView {
+    /// Most mistakes listed per side.
+    pub const MAX_MISTAKES: usize = 3;
+    /// Smallest loss listed (an eighth of the bar's whole range of 2).
+    pub const MIN_DROP: f32 = 0.25;
+
+    /// The mistakes of a game whose positions were evaluated as `bars` (before each turn, and
+    /// after the last) with the engine's preferred turn `best` at each, `movers[i]` having
+    /// played `played[i]`.
+    pub fn mistakes(
+        bars: &[Option<f32>],
+        movers: &[Color],
+        played: &[String],
+        best: &[Option<String>],
+    ) -> Vec<MistakeView> {
+        let mut found: Vec<MistakeView> = Vec::new();
+        for (i, (&color, turn)) in movers.iter().zip(played).enumerate() {
+            let (Some(before), Some(after)) = (bars[i], bars.get(i + 1).copied().flatten()) else {
+                continue;
+            };
+            let Some(Some(preferred)) = best.get(i) else {
+                continue;
+            };
+            if preferred == turn {
+                continue;
+            }
+            let sign = if color == Color::White { 1.0 } else { -1.0 };
+            let loss = sign * (before - after);
+            if loss >= Self::MIN_DROP {
+                found.push(MistakeView {
+                    index: i,
+                    color,
+                    played: turn.clone(),
+                    best: preferred.clone(),
+                    before,
+                    after,
+                    loss,
+                });
+            }
+        }
+        found.sort_by(|a, b| b.loss.total_cmp(&a.loss));
+        let mut per_side = [0usize; 2];
+        found.retain(|m| {
+            let n = &mut per_side[usize::from(m.color == Color::Black)];
+            *n += 1;
+            *n <= Self::MAX_MISTAKES
+        });
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mistakes_are_the_movers_largest_losses_largest_first() {
+        // White moves on even turns, Black on odd; bars are White's view.
+        let bars = vec![
+            Some(0.0),  // turn 0, White: 0.0 -> -0.5, loses 0.5
+            Some(-0.5), // turn 1, Black: -0.5 -> -0.4, loses 0.1 (below the floor)
+            Some(-0.4), // turn 2, White: -0.4 -> 0.3, gains
+            Some(0.3),  // turn 3, Black: 0.3 -> 0.6, loses 0.3
+            Some(0.6),  // turn 4, White: 0.6 -> -0.9, loses 1.5
+            Some(-0.9), // turn 5, Black: unchanged
+            Some(-0.9), // turn 6, White: -0.9 -> -1.0, loses 0.1
+            Some(-1.0), // turn 7, Black: -1.0 -> -0.1, loses 0.9
+            Some(-0.1), // turn 8, White: the next position was not reached in time
+            None,
+        ];
+        let movers: Vec<Color> = (0..9)
+            .map(|i| {
+                if i % 2 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            })
+            .collect();
+        let played: Vec<String> = (0..9).map(|i| format!("t{i}")).collect();
+        let mut best: Vec<Option<String>> = (0..9).map(|i| Some(format!("b{i}"))).collect();
+        let found = ReviewView::mistakes(&bars, &movers, &played, &best);
+        let got: Vec<(usize, Color)> = found.iter().map(|m| (m.index, m.color)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, Color::White),
+                (7, Color::Black),
+                (0, Color::White),
+                (3, Color::Black)
+            ]
+        );
+        assert!((found[0].loss - 1.5).abs() < 1e-6);
+        // The engine's own choice is never a mistake, whatever the bars say.
+        best[4] = Some("t4".into());
+        let found = ReviewView::mistakes(&bars, &movers, &played, &best);
+        assert!(found.iter().all(|m| m.index != 4));
+    }
+}

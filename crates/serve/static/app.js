@@ -12,6 +12,8 @@
   const SPACING = 100;
   const MARGIN_X = 80; // room for the row numbers on both sides
   const MARGIN_Y = 56;
+  const MARGIN_PORTRAIT_X = 70; // upright: room for the file letters on both sides
+  const MARGIN_PORTRAIT_Y = 80;
   const STONE_R = 34;
   const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
   const MOVE_MS = reducedMotion ? 0 : 320;
@@ -39,17 +41,36 @@
     bannerClosed: false,
     retry: null, // what "Try again" does after a failed request
     ownLast: null, // the human's finished turn, shown as the last turn while the engine thinks
+    review: null, // {index, state}: looking back at the position after turn `index` (-1: start)
+    reviewSeq: 0, // the latest review request; older answers are dropped
+    reviewCache: new Map(), // turn index -> the server's state there (this epoch)
+    flip: false, // the board turned round by the player (on top of playing Black)
+    portrait: false, // drawn upright: 5 columns wide, 9 rows tall (phones held upright)
+    resigned: false, // the player resigned this game
+    hint: null, // {steps, text}: the engine's suggestion for the player, drawn as arrows
+    hintRequest: null, // aborts the hint request on its way
+    skip: false, // the engine's turn is shown at once instead of step by step
+    analysisOn: false, // show the engine's evaluation of the position on the board
+    analysis: null, // {key, view}: the server's analysis of the position shown
+    analysisRequest: null, // aborts the analysis on its way (the position changed)
   };
 
   // ---------------------------------------------------------------- geometry (drawing only)
 
   const pointName = (x, y) => COLS[x] + (y + 1);
   const parsePoint = (p) => [COLS.indexOf(p[0]), Number(p[1]) - 1];
-  const flipped = () => app.human === 'black';
+  const flipped = () => (app.human === 'black') !== app.flip;
+  // The drawing's size: 960 x 540 lying down, 540 x 960 upright.
+  const boardWidth = () => (app.portrait ? 540 : 960);
+  const boardHeight = () => (app.portrait ? 960 : 540);
   function xy(p) {
     const [x, y] = parsePoint(p);
-    const fx = flipped() ? 8 - x : x;
-    const fy = flipped() ? y : 4 - y;
+    const fx = flipped() ? 8 - x : x; // column of the lying board, 0-8
+    const fy = flipped() ? y : 4 - y; // row of the lying board, 0-4
+    if (app.portrait) {
+      // Upright: the lying board turned a quarter clockwise (rank 1 on the left for White).
+      return [MARGIN_PORTRAIT_X + (4 - fy) * SPACING, MARGIN_PORTRAIT_Y + fx * SPACING];
+    }
     return [MARGIN_X + fx * SPACING, MARGIN_Y + fy * SPACING];
   }
   const other = (c) => (c === 'white' ? 'black' : 'white');
@@ -67,6 +88,10 @@
 
   function drawBoard() {
     svg.textContent = '';
+    const W = boardWidth();
+    const H = boardHeight();
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.dataset.orientation = app.portrait ? 'portrait' : 'landscape';
     const defs = el('defs', {}, svg);
     defs.innerHTML = `
       <linearGradient id="wood" x1="0" y1="0" x2="1" y2="1">
@@ -87,12 +112,13 @@
       <marker id="arrow" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
         <path d="M0,0 L10,5 L0,10 z" fill="#f6c453"/>
       </marker>`;
-    el('rect', { x: 4, y: 4, width: 952, height: 532, rx: 26, class: 'wood' }, svg);
+    el('rect', { x: 4, y: 4, width: W - 8, height: H - 8, rx: 26, class: 'wood' }, svg);
     const grain = el('g', { class: 'grain' }, svg);
-    for (let i = 0; i < 14; i += 1) {
+    const q = W / 4;
+    for (let i = 0; i < Math.round(H / 38); i += 1) {
       const y = 30 + i * 36 + (i % 3) * 7;
       const wobble = 6 + (i % 4) * 3;
-      el('path', { d: `M10 ${y} C 240 ${y - wobble}, 480 ${y + wobble}, 720 ${y - wobble / 2} S 940 ${y + wobble}, 950 ${y}` }, grain);
+      el('path', { d: `M10 ${y} C ${q} ${y - wobble}, ${2 * q} ${y + wobble}, ${3 * q} ${y - wobble / 2} S ${W - 20} ${y + wobble}, ${W - 10} ${y}` }, grain);
     }
     const lines = el('g', { class: 'lines' }, svg);
     const seg = (a, b) => {
@@ -118,16 +144,23 @@
       }
     }
     const labels = el('g', { class: 'coords', 'aria-hidden': 'true' }, svg);
+    const label = (x, y, text) => {
+      el('text', { x, y, 'text-anchor': 'middle' }, labels).textContent = text;
+    };
     for (let x = 0; x < 9; x += 1) {
-      const [cx] = xy(pointName(x, 0));
-      const t = el('text', { x: cx, y: 527, 'text-anchor': 'middle' }, labels);
-      t.textContent = COLS[x];
+      const [cx, cy] = xy(pointName(x, 0));
+      if (app.portrait) {
+        for (const lx of [28, W - 28]) label(lx, cy + 9, COLS[x]);
+      } else {
+        label(cx, H - 13, COLS[x]);
+      }
     }
     for (let y = 0; y < 5; y += 1) {
-      const [, cy] = xy(pointName(0, y));
-      for (const lx of [30, 930]) {
-        const t = el('text', { x: lx, y: cy + 9, 'text-anchor': 'middle' }, labels);
-        t.textContent = String(y + 1);
+      const [cx, cy] = xy(pointName(0, y));
+      if (app.portrait) {
+        label(cx, H - 18, String(y + 1));
+      } else {
+        for (const lx of [30, W - 30]) label(lx, cy + 9, String(y + 1));
       }
     }
     for (const name of ['last', 'marks', 'stones', 'overlay', 'hits']) {
@@ -283,12 +316,17 @@
 
   async function playHumanStep(option) {
     const epoch = app.epoch;
+    const hint = app.hint;
+    dropHint();
+    // A hint whose next step this is stays shown for the rest of its chain.
+    const following = hint && hint.steps[app.prefix.length] && hint.steps[app.prefix.length].step === option.step;
     setPhase('animating', app.human);
     app.selected = null;
     clearMarks();
     await animateStep(option.info);
     if (epoch !== app.epoch) return;
     app.prefix.push(option.step);
+    if (following) app.hint = hint;
     if (nextOptions().length === 0) {
       finishHumanTurn();
     } else {
@@ -349,14 +387,96 @@
     app.ownLast = null;
     app.requests.abort();
     app.requests = new AbortController();
+    app.review = null;
+    app.reviewCache.clear();
+    app.resigned = false;
+    app.skip = false;
+    dropHint();
+    dropAnalysis();
+    const list = document.getElementById('mistakes');
+    if (list) list.textContent = '';
+    const note = document.getElementById('mistakes-note');
+    if (note) note.textContent = '';
   }
 
-  async function api(path, body) {
+  // ------------------------------------------------------------------ analysis
+
+  function dropAnalysis() {
+    if (app.analysisRequest) app.analysisRequest.abort();
+    app.analysisRequest = null;
+  }
+
+  // The position on the board as the server knows it: the game, or the turn reviewed.
+  function shownGame() {
+    const turns = app.review ? app.turns.slice(0, app.review.index + 1) : app.turns;
+    const body = { turns };
+    if (app.start) body.start = app.start;
+    return body;
+  }
+
+  // Ask for the analysis of the position shown, when analysis is on and the position is one
+  // the engine is not already thinking about; an older request is cancelled.
+  async function requestAnalysis() {
+    if (!app.analysisOn) return;
+    if (!app.review && app.phase !== 'human' && app.phase !== 'over') return;
+    const body = shownGame();
+    const key = JSON.stringify(body);
+    if (app.analysis && app.analysis.key === key && (app.analysis.view || app.analysisRequest)) {
+      renderAnalysis();
+      return;
+    }
+    dropAnalysis();
+    const controller = new AbortController();
+    app.analysisRequest = controller;
+    app.analysis = { key, view: null };
+    renderAnalysis();
+    try {
+      const view = await api('/api/analysis', body, controller.signal);
+      if (app.analysisRequest !== controller) return;
+      app.analysisRequest = null;
+      app.analysis = { key, view };
+    } catch (e) {
+      if (controller.signal.aborted) return;
+      app.analysisRequest = null;
+      app.analysis = { key, view: null, error: e.message };
+    }
+    renderAnalysis();
+  }
+
+  function renderAnalysis() {
+    const box = $('analysis');
+    box.hidden = !app.analysisOn;
+    if (!app.analysisOn) return;
+    const a = app.analysis;
+    const view = a && a.view;
+    box.dataset.state = view ? 'ready' : a && a.error ? 'error' : 'waiting';
+    const share = view ? (view.bar + 1) / 2 : 0.5;
+    $('analysis-white').style.width = `${(share * 100).toFixed(1)}%`;
+    if (view) {
+      $('analysis-summary').textContent = `${cap(view.summary)}${view.exact ? '' : '.'}`;
+      const line = view.line.map((t) => `${cap(t.color)} ${t.turn.replaceAll(',', ', ')}`).join(' → ');
+      $('analysis-line').textContent = line ? `Expected: ${line}` : '';
+      $('analysis-detail').textContent = `${view.engine}${view.score ? `, ${view.score}` : ''}, ${view.think_ms} ms`;
+    } else {
+      $('analysis-summary').textContent = a && a.error ? `No analysis: ${a.error}` : 'Analysing…';
+      $('analysis-line').textContent = '';
+      $('analysis-detail').textContent = '';
+    }
+  }
+
+  // Forget the hint (the position changed) and stop the request for one.
+  function dropHint() {
+    app.hint = null;
+    if (app.hintRequest) app.hintRequest.abort();
+    app.hintRequest = null;
+  }
+
+  async function api(path, body, signal = app.requests.signal) {
     const response = await fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
-      signal: app.requests.signal,
+      signal,
     });
     let data = null;
     try {
@@ -417,16 +537,20 @@
       const answer = await api('/api/move', { ...gameBody(), level: app.level });
       if (epoch !== app.epoch) return;
       if (answer.engine_turn) {
+        app.skip = false;
         setPhase('animating', other(app.human));
         // The human's turn may have been shown only locally: start from the server's view
-        // of the position before the engine's turn.
+        // of the position before the engine's turn. "Skip" jumps to the end of it.
         for (const step of answer.engine_turn.steps) {
+          if (app.skip) break;
           await sleep(ENGINE_PAUSE_MS);
           if (epoch !== app.epoch) return;
+          if (app.skip) break;
           await animateStep(step);
           if (epoch !== app.epoch) return;
         }
       }
+      app.skip = false;
       adopt(answer.state);
     } catch (e) {
       if (epoch !== app.epoch) return;
@@ -448,6 +572,8 @@
   function adopt(state) {
     app.state = state;
     app.ownLast = null;
+    app.review = null;
+    dropHint();
     app.turns = state.turns.slice();
     syncUrl();
     app.prefix = [];
@@ -566,15 +692,37 @@
     el('path', { d, class: cls, 'marker-end': 'url(#arrow)' }, parent);
   }
 
+  // The last turn at a glance: where the stone started (small ring), its path (arrows),
+  // where it stands now (ring) and the points it emptied (ghosts). While reviewing, the last
+  // turn of the position looked at; while the engine thinks, the player's own.
   function renderLastTurn() {
     layers.last.textContent = '';
-    const last = app.phase === 'thinking' && app.ownLast ? app.ownLast : app.state && app.state.last_turn;
-    if (!last || app.prefix.length > 0 || app.phase === 'animating') return;
-    const path = [last.steps[0].from, ...last.steps.map((s) => s.to)];
-    ring(path[0], 'last-from', layers.last, 14);
-    drawPath(path, 'last-path', layers.last);
-    for (const s of last.steps) {
-      for (const p of s.captured) ring(p, 'ghost', layers.last, STONE_R - 4);
+    let last = app.state && app.state.last_turn;
+    if (app.phase === 'thinking' && app.ownLast) last = app.ownLast;
+    if (app.review) last = app.review.state.last_turn;
+    if (last && app.prefix.length === 0 && app.phase !== 'animating') {
+      const path = [last.steps[0].from, ...last.steps.map((s) => s.to)];
+      ring(path[0], 'last-from', layers.last, 14);
+      drawPath(path, 'last-path', layers.last);
+      ring(path[path.length - 1], 'last-to', layers.last);
+      for (const s of last.steps) {
+        for (const p of s.captured) ring(p, 'ghost', layers.last, STONE_R - 4);
+      }
+    }
+    renderHint();
+  }
+
+  // The engine's suggestion, from the step the player has reached.
+  function renderHint() {
+    if (!app.hint || app.review || (app.phase !== 'human' && app.phase !== 'chain')) return;
+    const rest = app.hint.steps.slice(app.prefix.length);
+    if (rest.length === 0) return;
+    const path = [rest[0].from, ...rest.map((s) => s.to)];
+    const g = el('g', { class: 'hint' }, layers.last);
+    ring(path[0], 'hint-from', g);
+    drawPath(path, 'hint-path', g);
+    for (const s of rest) {
+      for (const p of s.captured) ring(p, 'hint-capture', g, STONE_R - 4);
     }
   }
 
@@ -609,8 +757,12 @@
       const m = document.createElement('span');
       m.className = `move ${side}`;
       if (i === app.turns.length - 1) m.classList.add('last');
+      if (app.review && app.review.index === i) m.classList.add('current');
       m.textContent = turn.replaceAll(',', ', ');
-      m.title = `${cap(side)}: ${turn}`;
+      m.title = `${cap(side)}: ${turn}. Click to look at the board after it.`;
+      m.dataset.index = String(i);
+      m.setAttribute('role', 'button');
+      m.tabIndex = 0;
       li.appendChild(m);
       if (side === 'black') number += 1;
       side = other(side);
@@ -621,7 +773,75 @@
       m.textContent = `${app.prefix.join(', ')} …`;
       list.appendChild(m);
     }
-    list.scrollTop = list.scrollHeight;
+    const current = list.querySelector('.move.current');
+    if (current) current.scrollIntoView({ block: 'nearest' });
+    else list.scrollTop = list.scrollHeight;
+    renderReviewBar();
+  }
+
+  // ------------------------------------------------------------------ review
+
+  const canReview = () => app.review !== null || app.phase === 'human' || app.phase === 'over';
+
+  // Look at the position after turn `index` (-1: the start; the last turn: back to the game).
+  async function reviewAt(index) {
+    if (!canReview() || app.prefix.length > 0 || !app.state || app.turns.length === 0) return;
+    if (index >= app.turns.length - 1) {
+      leaveReview();
+      return;
+    }
+    index = Math.max(-1, index);
+    const seq = ++app.reviewSeq;
+    const epoch = app.epoch;
+    let state = app.reviewCache.get(index);
+    if (!state) {
+      try {
+        const body = { turns: app.turns.slice(0, index + 1) };
+        if (app.start) body.start = app.start;
+        state = await api('/api/state', body);
+      } catch (e) {
+        if (epoch === app.epoch && seq === app.reviewSeq) showError(e.message);
+        return;
+      }
+      if (epoch !== app.epoch) return;
+      app.reviewCache.set(index, state);
+    }
+    if (seq !== app.reviewSeq || !canReview()) return;
+    if (!app.review) dropHint();
+    app.review = { index, state };
+    app.selected = null;
+    closeChoice();
+    app.board = boardFromState(state);
+    drawStones();
+    render();
+  }
+
+  function leaveReview() {
+    app.reviewSeq += 1;
+    if (!app.review) return;
+    app.review = null;
+    app.board = boardFromState(app.state);
+    drawStones();
+    render();
+  }
+
+  // Where review stands: the turn looked at, or the game's last turn (-1 at the start).
+  const reviewIndex = () => (app.review ? app.review.index : app.turns.length - 1);
+
+  function renderReviewBar() {
+    const enabled = canReview() && app.prefix.length === 0 && app.turns.length > 0;
+    const at = reviewIndex();
+    $('nav-first').disabled = !enabled || at <= -1;
+    $('nav-prev').disabled = !enabled || at <= -1;
+    $('nav-next').disabled = !enabled || !app.review;
+    $('nav-last').disabled = !enabled || !app.review;
+    $('review-note').hidden = !app.review;
+    if (app.review) {
+      const i = app.review.index;
+      $('review-note').textContent = i < 0
+        ? `The start position (${app.turns.length} turns played). Use ◀ ▶ or the arrow keys; » or Esc goes back to the game.`
+        : `After turn ${i + 1} of ${app.turns.length}: ${cap(sideAfter(i))} ${app.turns[i]}. Use ◀ ▶ or the arrow keys; » or Esc goes back to the game.`;
+    }
   }
 
   const REASONS = {
@@ -634,8 +854,20 @@
   function renderBanner() {
     const banner = $('banner');
     const outcome = app.state && app.state.outcome;
-    if (!outcome || app.bannerClosed) {
+    if (app.review || app.bannerClosed || !(outcome || app.resigned)) {
       banner.hidden = true;
+      return;
+    }
+    if (app.resigned) {
+      const winner = other(app.human);
+      $('banner-title').textContent = 'You resigned';
+      $('banner-reason').textContent = `${cap(app.human)} resigned: ${cap(winner)} wins. Undo takes the resignation back.`;
+      $('banner-result').textContent = winner === 'white' ? '1-0' : '0-1';
+      banner.dataset.reason = 'resigned';
+      banner.dataset.winner = winner;
+      banner.className = 'banner lost';
+      $('banner-new').textContent = app.start ? 'Play this position again' : 'New game';
+      banner.hidden = false;
       return;
     }
     const title = outcome.winner === null ? 'Draw'
@@ -659,7 +891,13 @@
     const engine = other(app.human);
     let text = '';
     let mover = s ? s.side_to_move : 'white';
-    switch (app.phase) {
+    if (app.review) {
+      text = app.review.index < 0 ? 'Reviewing: the start position.' : `Reviewing: after turn ${app.review.index + 1}.`;
+      mover = app.review.state.side_to_move;
+    } else if (app.resigned) {
+      text = `Game over: you resigned; ${cap(engine)} wins.`;
+      mover = 'none';
+    } else switch (app.phase) {
       case 'loading': text = 'Loading…'; break;
       case 'thinking': text = `${cap(engine)} is thinking`; mover = engine; break;
       case 'animating':
@@ -682,11 +920,21 @@
         text += compulsory ? 'Capturing is compulsory: pick a ringed stone.' : 'No capture available: make a quiet move.';
       }
     }
+    if (!app.review && app.hint && (app.phase === 'human' || app.phase === 'chain')) {
+      text = `Hint: ${app.hint.text}`;
+    } else if (!app.review && app.hintRequest && app.phase === 'human') {
+      text = 'Looking for a hint…';
+    }
     status.textContent = text;
     dot.className = `turn-dot ${mover}`;
-    $('end-turn').hidden = app.phase !== 'chain';
+    $('end-turn').hidden = app.phase !== 'chain' || app.review !== null;
+    $('skip').hidden = !(app.phase === 'animating' && app.mover !== app.human);
     const humanTurns = countHumanTurns();
-    $('undo').disabled = !(app.prefix.length > 0 || humanTurns > 0) || app.phase === 'loading';
+    $('undo').disabled = !(app.prefix.length > 0 || humanTurns > 0 || app.resigned) || app.phase === 'loading';
+    const playing = (app.phase === 'human' || app.phase === 'chain') && !app.review && !app.resigned;
+    $('hint').disabled = !playing || app.hintRequest !== null;
+    $('resign').disabled = !playing;
+    if (!playing) resignArmed(false);
     if (s) {
       $('count-white').textContent = s.stones.white;
       $('count-black').textContent = s.stones.black;
@@ -713,6 +961,7 @@
     renderMoves();
     renderStatus();
     renderBanner();
+    requestAnalysis();
   }
 
   function showError(message, retry = null) {
@@ -744,6 +993,15 @@
 
   function undo() {
     if (app.choice) closeChoice();
+    if (app.review) leaveReview();
+    if (app.resigned) {
+      // Take back the resignation only: the game goes on where it stopped.
+      app.resigned = false;
+      app.bannerClosed = false;
+      setPhase('human');
+      render();
+      return;
+    }
     const ownStepMoving = app.phase === 'animating' && app.mover === app.human;
     if (app.prefix.length > 0 || ownStepMoving) {
       // Take back the chain in progress (its first step may still be moving): the server's
@@ -773,6 +1031,197 @@
     if (app.phase === 'chain') finishHumanTurn();
   });
   $('undo').addEventListener('click', undo);
+  $('skip').addEventListener('click', () => {
+    app.skip = true;
+  });
+
+  // Hint: the engine's turn for the player at the current level, drawn as arrows. In the
+  // middle of a chain it is the rest of the engine's turn when that begins with the steps
+  // played, else it says so.
+  $('hint').addEventListener('click', async () => {
+    if (app.phase !== 'human' && app.phase !== 'chain') return;
+    dropHint();
+    const controller = new AbortController();
+    app.hintRequest = controller;
+    const epoch = app.epoch;
+    const prefix = app.prefix.slice();
+    renderStatus();
+    try {
+      const answer = await api('/api/move', { ...gameBody(), level: app.level }, AbortSignal.any([app.requests.signal, controller.signal]));
+      if (epoch !== app.epoch || app.hintRequest !== controller) return;
+      app.hintRequest = null;
+      const turn = answer.engine_turn;
+      if (!turn) return;
+      const steps = turn.steps.map((s) => s.step);
+      const extends_ = prefix.every((s, i) => steps[i] === s) && steps.length > prefix.length;
+      if (prefix.length > 0 && !extends_) {
+        app.hint = null;
+        showError(`No hint from here: at the start of this turn the engine would have played ${turn.turn.replaceAll(',', ', ')}.`);
+      } else {
+        app.hint = { steps: turn.steps, text: steps.slice(prefix.length).join(', ') };
+      }
+      render();
+    } catch (e) {
+      if (controller.signal.aborted || epoch !== app.epoch) return;
+      app.hintRequest = null;
+      showError(`No hint: ${e.message}`);
+      render();
+    }
+  });
+
+  // Resign: a second click within four seconds confirms.
+  let resignTimer = null;
+  function resignArmed(on) {
+    const b = $('resign');
+    clearTimeout(resignTimer);
+    b.dataset.armed = on ? 'yes' : '';
+    b.textContent = on ? 'Really resign?' : 'Resign';
+    if (on) resignTimer = setTimeout(() => resignArmed(false), 4000);
+  }
+  $('resign').addEventListener('click', () => {
+    if ($('resign').dataset.armed !== 'yes') {
+      resignArmed(true);
+      return;
+    }
+    resignArmed(false);
+    if (app.phase !== 'human' && app.phase !== 'chain') return;
+    if (app.prefix.length > 0) {
+      // The chain in progress was only shown: back to the turn start first.
+      app.prefix = [];
+      app.board = boardFromState(app.state);
+      drawStones();
+    }
+    dropHint();
+    closeChoice();
+    app.selected = null;
+    app.resigned = true;
+    app.bannerClosed = false;
+    setPhase('over');
+    render();
+  });
+
+  // The mistakes of the game so far: every position evaluated quickly by the server, the
+  // turns that cost their mover most listed; a click looks at the position before one.
+  const signed = (b) => `${b > 0 ? '+' : ''}${b.toFixed(2)}`;
+  $('find-mistakes').addEventListener('click', async () => {
+    const epoch = app.epoch;
+    const list = $('mistakes');
+    list.textContent = '';
+    $('mistakes-note').textContent = 'Looking through the game…';
+    $('find-mistakes').disabled = true;
+    try {
+      const r = await api('/api/review', gameBody());
+      if (epoch !== app.epoch) return;
+      for (const m of r.mistakes) {
+        const li = document.createElement('li');
+        const who = m.color === app.human ? `you (${cap(m.color)})` : cap(m.color);
+        li.textContent = `Turn ${m.index + 1}, ${who} played ${m.played.replaceAll(',', ', ')}: `
+          + `the evaluation went from ${signed(m.before)} to ${signed(m.after)}; `
+          + `the engine preferred ${m.best.replaceAll(',', ', ')}.`;
+        li.dataset.index = String(m.index);
+        if (m.color === app.human) li.classList.add('mine');
+        li.addEventListener('click', () => reviewAt(m.index - 1));
+        list.appendChild(li);
+      }
+      $('mistakes-note').textContent = (r.mistakes.length ? '' : 'No turn lost much of the evaluation. ')
+        + `Every position looked at briefly by ${r.engine} (${r.think_ms} ms)`
+        + `${r.complete ? '' : ', not all in the time allowed'}; the scale runs from -1 (Black wins) to +1 (White wins).`;
+    } catch (e) {
+      if (epoch === app.epoch) $('mistakes-note').textContent = `No review: ${e.message}`;
+    } finally {
+      $('find-mistakes').disabled = false;
+    }
+  });
+
+  $('analysis-toggle').addEventListener('change', (e) => {
+    app.analysisOn = e.target.checked;
+    if (!app.analysisOn) dropAnalysis();
+    renderAnalysis();
+    requestAnalysis();
+  });
+
+  // Flip: the board turned round, whichever side the player has.
+  $('flip').addEventListener('click', () => {
+    app.flip = !app.flip;
+    redraw();
+  });
+
+  $('nav-first').addEventListener('click', () => reviewAt(-1));
+  $('nav-prev').addEventListener('click', () => reviewAt(reviewIndex() - 1));
+  $('nav-next').addEventListener('click', () => reviewAt(reviewIndex() + 1));
+  $('nav-last').addEventListener('click', leaveReview);
+  $('moves').addEventListener('click', (e) => {
+    const m = e.target.closest('.move[data-index]');
+    if (m) reviewAt(Number(m.dataset.index));
+  });
+  $('moves').addEventListener('keydown', (e) => {
+    const m = e.target.closest('.move[data-index]');
+    if (m && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      reviewAt(Number(m.dataset.index));
+    }
+  });
+
+  // ------------------------------------------------------------- save and load
+
+  // The game as one line of a pit games file (`fanorona pit --out`): game number, sides,
+  // start position, turns, result. A finished game has its result; an unfinished or resigned
+  // one is written as stopped (`* turn-limit`), as the match format has no resignation.
+  function gameLine() {
+    const start = (app.state && app.state.start) || app.start || START_FEN;
+    const human = app.human === 'white' ? 'white=A black=B' : 'white=B black=A';
+    const o = app.state && app.state.outcome;
+    const result = o ? `${o.result} ${o.reason}` : '* turn-limit';
+    return `1 ${human} opening=0 | ${start} | ${app.turns.join(' ')} | ${result}`;
+  }
+
+  // A game from text: a games-file line (its start position and turns), `position | turns`,
+  // a position alone, or turns alone (from the standard start).
+  function parseGameText(text) {
+    const line = text.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
+    if (!line) throw new Error('there is no game in the text');
+    const fields = line.split('|').map((f) => f.trim());
+    let start;
+    let turns;
+    if (fields.length >= 3) [, start, turns] = fields;
+    else if (fields.length === 2) [start, turns] = fields;
+    else if (line.includes('/')) [start, turns] = [line, ''];
+    else [start, turns] = ['', line];
+    if (start && !start.includes('/')) throw new Error(`"${start}" is not a position`);
+    return {
+      start: !start || start === START_FEN ? null : start,
+      turns: turns.split(/\s+/).filter(Boolean),
+    };
+  }
+
+  function recordNote(text) {
+    $('record-note').textContent = text;
+  }
+
+  $('copy-game').addEventListener('click', async () => {
+    const line = gameLine();
+    const box = $('record-text');
+    box.value = line;
+    try {
+      await navigator.clipboard.writeText(line);
+      recordNote('Copied: paste it anywhere, and load it here later with "Load game".');
+    } catch (_) {
+      box.select();
+      recordNote('Your browser did not let the page copy: the line is selected, copy it yourself.');
+    }
+  });
+
+  $('load-game').addEventListener('click', () => {
+    let game;
+    try {
+      game = parseGameText($('record-text').value);
+    } catch (e) {
+      recordNote(`Could not load: ${e.message}.`);
+      return;
+    }
+    recordNote(`Loaded ${game.turns.length} turns.`);
+    newGame(game.start, game.turns);
+  });
   // "New game" starts from the standard start, also on a page opened with ?fen=; the banner's
   // button at the end of a game from a set-up position plays that position again.
   $('new-game').addEventListener('click', () => newGame());
@@ -791,7 +1240,33 @@
     describeLevel();
   });
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && app.choice) closeChoice();
+    if (e.key === 'Escape' && app.choice) {
+      closeChoice();
+      return;
+    }
+    const tag = e.target && e.target.tagName;
+    if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT') return;
+    if (e.key === 'ArrowLeft') reviewAt(reviewIndex() - 1);
+    else if (e.key === 'ArrowRight' && app.review) reviewAt(reviewIndex() + 1);
+    else if (e.key === 'Home') reviewAt(-1);
+    else if ((e.key === 'End' || e.key === 'Escape') && app.review) leaveReview();
+    else return;
+    e.preventDefault();
+  });
+
+  // Everything drawn again: after a flip or a change between lying and upright.
+  function redraw() {
+    drawBoard();
+    drawStones();
+    render();
+  }
+
+  // Phones held upright get the upright board.
+  const portraitQuery = window.matchMedia('(orientation: portrait) and (max-width: 700px)');
+  app.portrait = portraitQuery.matches;
+  portraitQuery.addEventListener('change', (e) => {
+    app.portrait = e.matches;
+    redraw();
   });
 
   let levels = [];
@@ -844,6 +1319,9 @@
     get turns() { return app.turns.slice(); },
     get state() { return app.state; },
     get phase() { return app.phase; },
+    get reviewing() { return app.review ? app.review.index : null; },
+    get hint() { return app.hint ? app.hint.text : null; },
+    get analysis() { return app.analysis && app.analysis.view; },
   };
 
   init();

@@ -6,7 +6,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use fanorona_engine::{Color, EndReason, StepKind};
-use fanorona_serve::view::{ErrorBody, MoveResponse, Score, StateView};
+use fanorona_serve::view::{AnalysisView, ErrorBody, MoveResponse, ReviewView, Score, StateView};
 use std::sync::Arc;
 
 use fanorona_players::levels::ClassicalChooser;
@@ -46,8 +46,9 @@ async fn post(app: Router, uri: &str, body: Value) -> (StatusCode, Vec<u8>) {
     (status, bytes)
 }
 
-async fn state(body: Value) -> StateView {
-    let (status, bytes) = post(app(), "/api/state", body).await;
+/// The answer of a request that must succeed, decoded.
+async fn ok<T: serde::de::DeserializeOwned>(app: Router, uri: &str, body: Value) -> T {
+    let (status, bytes) = post(app, uri, body).await;
     assert_eq!(
         status,
         StatusCode::OK,
@@ -57,15 +58,12 @@ async fn state(body: Value) -> StateView {
     serde_json::from_slice(&bytes).unwrap()
 }
 
+async fn state(body: Value) -> StateView {
+    ok(app(), "/api/state", body).await
+}
+
 async fn engine_move(body: Value) -> MoveResponse {
-    let (status, bytes) = post(app(), "/api/move", body).await;
-    assert_eq!(
-        status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&bytes)
-    );
-    serde_json::from_slice(&bytes).unwrap()
+    ok(app(), "/api/move", body).await
 }
 
 async fn error(uri: &str, body: Value) -> (StatusCode, ErrorBody) {
@@ -497,17 +495,20 @@ impl fanorona_players::levels::TurnChooser for Ponderer {
         "ponderer"
     }
 
-    fn choose(
+    fn think(
         &self,
         game: &fanorona_engine::Game,
         _level: fanorona_players::levels::Level,
         deadline: std::time::Instant,
         stop: &fanorona_players::Stop,
-    ) -> Result<fanorona_engine::Turn, fanorona_players::levels::ChooseError> {
+    ) -> Result<fanorona_players::Choice, fanorona_players::levels::ChooseError> {
         while !stop.is_raised() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        Ok(game.position().legal_turns()[0])
+        Ok(fanorona_players::Choice {
+            turn: game.position().legal_turns()[0],
+            info: fanorona_players::ChoiceInfo::default(),
+        })
     }
 }
 
@@ -535,4 +536,136 @@ async fn an_abandoned_search_is_stopped_and_frees_its_slot() {
         "the next reply waited {:?} for the abandoned search",
         started.elapsed()
     );
+}
+
+async fn analysis_of(app: Router, body: Value) -> AnalysisView {
+    ok(app, "/api/analysis", body).await
+}
+
+#[tokio::test]
+async fn the_analysis_gives_a_score_from_whites_side_and_a_legal_line() {
+    // The start: a line of legal turns, one per side in turn, and a finite bar.
+    let a = analysis_of(app(), json!({})).await;
+    assert_eq!(a.engine, "alphabeta");
+    assert_eq!(a.side_to_move, Color::White);
+    assert!(a.bar.is_finite() && (-1.0..=1.0).contains(&a.bar), "{a:?}");
+    assert!(a.score.is_some() && !a.exact, "{a:?}");
+    assert!(!a.line.is_empty() && a.line.len() <= 3, "{a:?}");
+    let played: Vec<String> = a.line.iter().map(|t| t.turn.clone()).collect();
+    let s = state(json!({ "turns": played })).await;
+    assert_eq!(s.turns.len(), a.line.len());
+    for (i, t) in a.line.iter().enumerate() {
+        let mover = if i % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        assert_eq!(t.color, mover, "{a:?}");
+    }
+
+    // Black to move takes White's only stone (c3b3a): a proven win for Black, and the view is
+    // White's, so -1. With White to move the row goes instead: +1.
+    let a = analysis_of(app(), json!({"start": "9/9/W1BBBBBBB/9/9 b"})).await;
+    assert_eq!(a.side_to_move, Color::Black);
+    assert!(a.exact, "{a:?}");
+    assert_eq!(a.bar, -1.0, "{a:?}");
+    assert!(a.summary.starts_with("Black wins"), "{a:?}");
+    assert_eq!(a.line[0].turn, "c3b3a");
+    let a = analysis_of(app(), json!({"start": "9/9/W1BBBBBBB/9/9 w"})).await;
+    assert!(a.exact, "{a:?}");
+    assert_eq!(a.bar, 1.0, "{a:?}");
+    assert!(a.summary.starts_with("White wins"), "{a:?}");
+    assert_eq!(a.line[0].turn, "a3b3a");
+
+    // A finished game: its result, no line.
+    let a = analysis_of(
+        app(),
+        json!({"start": "9/9/W1BBBBBBB/9/9 w", "turns": ["a3b3a"]}),
+    )
+    .await;
+    assert!(a.exact && a.line.is_empty(), "{a:?}");
+    assert_eq!(a.bar, 1.0);
+    assert!(a.summary.contains("white wins"), "{}", a.summary);
+
+    // Bad input is refused like the other routes.
+    let (status, e) = error("/api/analysis", json!({"turns": ["a1a9"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(e.error.contains("turn 1"), "{}", e.error);
+}
+
+#[tokio::test]
+async fn the_analysis_is_exact_where_the_tables_cover_the_position() {
+    let tables = fanorona_tablebase::build::build_in_memory(3, 50, 1, &mut |_| {}).unwrap();
+    let chooser = ClassicalChooser::with_tables(Some(Arc::new(tables)));
+    let app = router(Arc::new(chooser), ServerConfig::default());
+    // Black to move in a position White wins (White's view: +1).
+    let a = analysis_of(app, json!({"start": "9/9/3B5/9/WW7 b 0 1"})).await;
+    assert!(a.exact, "{a:?}");
+    assert!(a.score.as_deref().unwrap_or("").starts_with("tb"), "{a:?}");
+    assert!(a.summary.contains("endgame tables"), "{a:?}");
+}
+
+#[tokio::test]
+async fn a_review_evaluates_every_position_and_finds_the_blunder() {
+    // Two lone stones: White's a1b2 walks onto Black's diagonal and Black's approach d4c3a
+    // takes it; White's other steps lose nothing. The blunder is White's first turn.
+    let body = json!({"start": "9/3B5/9/9/W8 w", "turns": ["a1b2", "d4c3a"]});
+    let s = state(body.clone()).await;
+    assert!(
+        s.outcome.is_some(),
+        "the game is over after Black's capture"
+    );
+    let r: ReviewView = ok(app(), "/api/review", body).await;
+    assert!(r.complete);
+    assert_eq!(r.bars.len(), 3, "{r:?}");
+    assert_eq!(r.bars[1], Some(-1.0), "Black wins at once: {r:?}");
+    assert_eq!(r.bars[2], Some(-1.0), "Black has won: {r:?}");
+    assert_eq!(r.mistakes.len(), 1, "{r:?}");
+    let m = &r.mistakes[0];
+    assert_eq!((m.index, m.color), (0, Color::White));
+    assert_eq!(m.played, "a1b2");
+    assert_ne!(m.best, "a1b2");
+    assert!(m.loss > 0.9, "{m:?}");
+
+    // A game with no turns: one position, no mistakes; bad input is a 400.
+    let r: ReviewView = ok(app(), "/api/review", json!({})).await;
+    assert_eq!(r.bars.len(), 1);
+    assert!(r.mistakes.is_empty());
+    let (status, _) = error("/api/review", json!({"turns": ["z9z8"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn analyses_never_take_the_slots_moves_need() {
+    let config = ServerConfig {
+        max_concurrent_searches: 2,
+        max_concurrent_analyses: 1,
+        queue_timeout: Duration::from_millis(250),
+        ..ServerConfig::default()
+    };
+    let app = router(Arc::new(Ponderer), config);
+    // The ponderer analyses until its deadline (about half a second): it holds the one
+    // analysis slot meanwhile.
+    let first = tokio::spawn(post(app.clone(), "/api/analysis", json!({})));
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let (status, e) = {
+        let (status, bytes) = post(app.clone(), "/api/analysis", json!({})).await;
+        (status, serde_json::from_slice::<ErrorBody>(&bytes).unwrap())
+    };
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(e.error.contains("busy with other analyses"), "{}", e.error);
+    // A move still finds a search slot at once.
+    let started = std::time::Instant::now();
+    let (status, _) = post(app.clone(), "/api/move", json!({"level": "beginner"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_millis(450),
+        "{:?}",
+        started.elapsed()
+    );
+    let (status, _) = first.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    // A bad game is refused at once, not after the queue.
+    let (status, _) = error("/api/analysis", json!({"turns": ["a1a9"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }

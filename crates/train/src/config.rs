@@ -258,6 +258,11 @@ pub struct TrainingSection {
     pub steps_per_generation: u64,
     /// Train on a random one of the four board symmetries of each sample.
     pub symmetry_augmentation: bool,
+    /// Weight `w` of the root search's value in the value target: the target is `(1 - w)`
+    /// times the game's result plus `w` times the win/draw/loss the recorded search found at
+    /// the sample's position (0 = the result alone, as AlphaZero; samples from shards of
+    /// format version 1 have no search value and keep the result alone).
+    pub search_value_weight: f32,
     /// Compute device: `cpu` (burn's pure-Rust flex backend), `cuda` or `wgpu` (those need
     /// the binary built with the matching cargo feature).
     pub device: String,
@@ -279,6 +284,7 @@ impl Default for TrainingSection {
             weight_decay: 1e-4,
             steps_per_generation: 0,
             symmetry_augmentation: true,
+            search_value_weight: 0.0,
             device: "cpu".into(),
             inference: fanorona_net::Backend::Native,
         }
@@ -613,6 +619,12 @@ impl TrainConfig {
             )?;
         }
         v.check(
+            t.search_value_weight.is_finite() && (0.0..=1.0).contains(&t.search_value_weight),
+            "training.search_value_weight",
+            t.search_value_weight.to_string(),
+            "must be in [0, 1]",
+        )?;
+        v.check(
             t.adam_epsilon.is_finite() && t.adam_epsilon > 0.0 && t.adam_epsilon < 1.0,
             "training.adam_epsilon",
             t.adam_epsilon.to_string(),
@@ -767,6 +779,10 @@ mod tests {
                 "training.learning_rate",
             ),
             ("[training]\ndevice = \"tpu\"", "training.device"),
+            (
+                "[training]\nsearch_value_weight = 1.5",
+                "training.search_value_weight",
+            ),
             ("[evaluation]\ngames = 3", "evaluation.games"),
             ("[evaluation]\ngames = 0", "evaluation.games"),
             (
@@ -836,6 +852,9 @@ mod tests {
             "gpu.toml",
             "ablations/baseline.toml",
             "ablations/bundle-a.toml",
+            "ablations/default-2.toml",
+            "ablations/search-value.toml",
+            "ablations/sims64.toml",
         ] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

@@ -61,6 +61,7 @@ pub fn rating_player_config(simulations: u32, seed: u64) -> MctsConfig {
         c_puct: fanorona_net::player::DEFAULT_C_PUCT,
         seed,
         batch_size: fanorona_net::player::DEFAULT_BATCH,
+        reuse_across_turns: true,
     }
 }
 

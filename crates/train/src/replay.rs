@@ -12,6 +12,9 @@
 //! and the four symmetries are applied to the position before encoding at training time.
 //! Actions are stored as *absolute* policy indices (`action_index(a, White)`, i.e. without
 //! turning the board for Black).
+//!
+//! Version 2 adds each sample's root search value ([`Sample::search_wdl`]); version 1 shards
+//! (without it) are still read, their samples with no search value.
 
 use std::path::{Path, PathBuf};
 
@@ -26,8 +29,10 @@ use serde::{Deserialize, Serialize};
 
 /// Magic of shard files.
 pub const SHARD_MAGIC: [u8; 8] = *b"FNRNSHRD";
-/// Current shard format version.
-pub const SHARD_VERSION: u32 = 1;
+/// Current shard format version (2: samples carry the root search value).
+pub const SHARD_VERSION: u32 = 2;
+/// The older version still read: samples without the search value.
+pub const SHARD_VERSION_1: u32 = 1;
 
 /// Why a shard could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +133,58 @@ pub struct Sample {
     pub policy: Vec<(u16, f32)>,
     /// Final result of the game from the mover's view: 1 win, 0 draw, -1 loss.
     pub result: i8,
+    /// The root search's value from the mover's view as win, draw, loss probabilities
+    /// (`None` in shards of format version 1). Blended into the value target by
+    /// `training.search_value_weight`.
+    pub search_wdl: Option<[f32; 3]>,
+}
+
+/// A sample as format version 1 stored it.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct SampleV1 {
+    white: u64,
+    black: u64,
+    black_to_move: bool,
+    no_capture: u32,
+    turn_number: u32,
+    chain_steps: Vec<u16>,
+    repetitions: u8,
+    policy: Vec<(u16, f32)>,
+    result: i8,
+}
+
+/// A shard as format version 1 stored it.
+#[derive(Deserialize)]
+struct ShardV1 {
+    samples: Vec<SampleV1>,
+    games: Vec<GameSummary>,
+    network_steps: u64,
+}
+
+impl From<ShardV1> for Shard {
+    fn from(old: ShardV1) -> Shard {
+        Shard {
+            samples: old
+                .samples
+                .into_iter()
+                .map(|s| Sample {
+                    white: s.white,
+                    black: s.black,
+                    black_to_move: s.black_to_move,
+                    no_capture: s.no_capture,
+                    turn_number: s.turn_number,
+                    chain_steps: s.chain_steps,
+                    repetitions: s.repetitions,
+                    policy: s.policy,
+                    result: s.result,
+                    search_wdl: None,
+                })
+                .collect(),
+            games: old.games,
+            network_steps: old.network_steps,
+        }
+    }
 }
 
 /// Summary of one finished self-play game.
@@ -175,9 +232,19 @@ pub fn write_shard(path: &Path, shard: &Shard) -> Result<(), ReplayError> {
     Ok(())
 }
 
-/// Read and check a shard.
+/// Read and check a shard (format version 2, or version 1 whose samples have no search value).
 pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
-    let payload = container::read(path, &SHARD_MAGIC, SHARD_VERSION)?;
+    let (payload, version) = match container::read(path, &SHARD_MAGIC, SHARD_VERSION) {
+        Ok(payload) => (payload, SHARD_VERSION),
+        Err(ContainerError::WrongVersion {
+            found: SHARD_VERSION_1,
+            ..
+        }) => (
+            container::read(path, &SHARD_MAGIC, SHARD_VERSION_1)?,
+            SHARD_VERSION_1,
+        ),
+        Err(e) => return Err(e.into()),
+    };
     let bad = |message: String| ReplayError::Payload {
         path: path.to_path_buf(),
         message,
@@ -188,9 +255,15 @@ pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
     let mut count = [0u8; 8];
     count.copy_from_slice(&payload[..8]);
     let count = u64::from_le_bytes(count);
-    let (shard, used): (Shard, usize) =
+    let (shard, used): (Shard, usize) = if version == SHARD_VERSION_1 {
+        let (old, used): (ShardV1, usize) =
+            bincode::serde::decode_from_slice(&payload[8..], bincode_config())
+                .map_err(|e| bad(e.to_string()))?;
+        (old.into(), used)
+    } else {
         bincode::serde::decode_from_slice(&payload[8..], bincode_config())
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| bad(e.to_string()))?
+    };
     if used != payload.len() - 8 {
         return Err(bad(format!("{} trailing bytes", payload.len() - 8 - used)));
     }
@@ -235,6 +308,18 @@ impl Sample {
         if !self.policy.is_empty() && (total - 1.0).abs() > 1e-3 {
             return Some(format!("policy probabilities sum to {total}"));
         }
+        if let Some(wdl) = self.search_wdl {
+            if wdl
+                .iter()
+                .any(|p| !p.is_finite() || !(0.0..=1.0).contains(p))
+            {
+                return Some(format!("search value {wdl:?} is not three probabilities"));
+            }
+            let sum: f32 = wdl.iter().sum();
+            if (sum - 1.0).abs() > 1e-3 {
+                return Some(format!("search value {wdl:?} sums to {sum}"));
+            }
+        }
         None
     }
 
@@ -257,6 +342,15 @@ impl Sample {
             repetitions: repetitions.min(255) as u8,
             policy,
             result,
+            search_wdl: None,
+        }
+    }
+
+    /// The same sample with the root search's value (mover's view, win/draw/loss).
+    pub fn with_search_wdl(self, wdl: [f32; 3]) -> Sample {
+        Sample {
+            search_wdl: Some(wdl),
+            ..self
         }
     }
 
@@ -285,11 +379,14 @@ impl Sample {
     }
 
     /// Append this sample, seen through `sym`, to a training batch being built: planes,
-    /// legal mask, policy target and WDL target. `no_progress_limit` is the rules' limit.
+    /// legal mask, policy target and WDL target. `no_progress_limit` is the rules' limit;
+    /// the WDL target is `(1 - w)` times the game's result plus `w` times the root search's
+    /// value, `w` = `search_value_weight` (the result alone for a sample without one).
     pub fn encode_into(
         &self,
         sym: Symmetry,
         no_progress_limit: u32,
+        search_value_weight: f32,
         batch: &mut TrainBatch,
     ) -> Result<(), ReplayError> {
         let pos = sym.position(&self.position()?);
@@ -326,11 +423,19 @@ impl Sample {
         for v in &mut batch.policy[mask_start..] {
             *v /= total;
         }
-        let wdl = match self.result {
+        let mut wdl = match self.result {
             1 => [1.0, 0.0, 0.0],
             -1 => [0.0, 0.0, 1.0],
             _ => [0.0, 1.0, 0.0],
         };
+        if let Some(search) = self.search_wdl {
+            let w = search_value_weight.clamp(0.0, 1.0);
+            if w > 0.0 {
+                for (target, s) in wdl.iter_mut().zip(search) {
+                    *target = (1.0 - w) * *target + w * s;
+                }
+            }
+        }
         batch.wdl.extend_from_slice(&wdl);
         batch.batch_size += 1;
         Ok(())
@@ -424,8 +529,9 @@ impl ReplayBuffer {
     }
 
     /// A training batch of `size` samples drawn uniformly from the newest `window`, each
-    /// through a random symmetry when `augment`. Samples that fail to decode are replaced by
-    /// others (and counted in the second return value).
+    /// through a random symmetry when `augment`, value targets blended with
+    /// `search_value_weight` (see [`Sample::encode_into`]). Samples that fail to decode are
+    /// replaced by others (and counted in the second return value).
     pub fn sample_batch<R: RngExt>(
         &self,
         rng: &mut R,
@@ -433,6 +539,7 @@ impl ReplayBuffer {
         size: usize,
         augment: bool,
         no_progress_limit: u32,
+        search_value_weight: f32,
     ) -> (TrainBatch, usize) {
         let mut batch = TrainBatch {
             batch_size: 0,
@@ -456,7 +563,7 @@ impl ReplayBuffer {
             };
             let before = (batch.planes.len(), batch.legal.len(), batch.wdl.len());
             if sample
-                .encode_into(sym, no_progress_limit, &mut batch)
+                .encode_into(sym, no_progress_limit, search_value_weight, &mut batch)
                 .is_err()
             {
                 batch.planes.truncate(before.0);
@@ -515,7 +622,8 @@ mod tests {
     fn encoding_a_sample_fills_planes_mask_and_targets() {
         let s = chain_sample();
         let mut batch = empty_batch();
-        s.encode_into(Symmetry::Identity, 50, &mut batch).unwrap();
+        s.encode_into(Symmetry::Identity, 50, 0.0, &mut batch)
+            .unwrap();
         assert_eq!(batch.batch_size, 1);
         assert_eq!(batch.planes.len(), INPUT_LEN);
         assert_eq!(batch.wdl, vec![1.0, 0.0, 0.0]);
@@ -528,13 +636,74 @@ mod tests {
     }
 
     #[test]
+    fn the_value_target_blends_the_result_with_the_search_value() {
+        let s = chain_sample().with_search_wdl([0.2, 0.5, 0.3]);
+        let target = |sample: &Sample, w: f32| {
+            let mut batch = empty_batch();
+            sample
+                .encode_into(Symmetry::Identity, 50, w, &mut batch)
+                .unwrap();
+            batch.wdl
+        };
+        assert_eq!(target(&s, 0.0), vec![1.0, 0.0, 0.0]);
+        let half = target(&s, 0.5);
+        for (got, want) in half.iter().zip([0.6, 0.25, 0.15]) {
+            assert!((got - want).abs() < 1e-6, "{half:?}");
+        }
+        assert_eq!(target(&s, 1.0), vec![0.2, 0.5, 0.3]);
+        // a sample without a search value (format version 1) keeps the result alone
+        assert_eq!(target(&chain_sample(), 0.5), vec![1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn shards_of_format_version_1_are_still_read() {
+        let dir = fanorona_testkit::TempDir::new("shard-v1");
+        let path = dir.join("old.shard");
+        let s = chain_sample();
+        let old = SampleV1 {
+            white: s.white,
+            black: s.black,
+            black_to_move: s.black_to_move,
+            no_capture: s.no_capture,
+            turn_number: s.turn_number,
+            chain_steps: s.chain_steps.clone(),
+            repetitions: s.repetitions,
+            policy: s.policy.clone(),
+            result: s.result,
+        };
+        let games = small_shard().games;
+        let body =
+            bincode::serde::encode_to_vec((vec![old], &games, 7u64), bincode_config()).unwrap();
+        let mut payload = 1u64.to_le_bytes().to_vec();
+        payload.extend_from_slice(&body);
+        container::write_atomic(&path, &SHARD_MAGIC, SHARD_VERSION_1, &payload).unwrap();
+        let read = read_shard(&path).unwrap();
+        assert_eq!(read.samples, vec![s.clone()]);
+        assert_eq!(read.samples[0].search_wdl, None);
+        assert_eq!((read.games, read.network_steps), (games, 7));
+        // the current version carries the search value through a write and a read
+        let new = Shard {
+            samples: vec![s.with_search_wdl([0.25, 0.5, 0.25])],
+            games: Vec::new(),
+            network_steps: 1,
+        };
+        write_shard(&path, &new).unwrap();
+        assert_eq!(read_shard(&path).unwrap(), new);
+        // an unknown version is refused by name
+        container::write_atomic(&path, &SHARD_MAGIC, 3, &payload).unwrap();
+        let err = read_shard(&path).unwrap_err().to_string();
+        assert!(err.contains("version"), "{err}");
+    }
+
+    #[test]
     fn augmentation_transforms_planes_and_targets_together() {
         let s = chain_sample();
         let mut plain = empty_batch();
-        s.encode_into(Symmetry::Identity, 50, &mut plain).unwrap();
+        s.encode_into(Symmetry::Identity, 50, 0.0, &mut plain)
+            .unwrap();
         for sym in Symmetry::ALL {
             let mut seen = empty_batch();
-            s.encode_into(sym, 50, &mut seen).unwrap();
+            s.encode_into(sym, 50, 0.0, &mut seen).unwrap();
             let mut planes = vec![0.0; INPUT_LEN];
             transform_planes(sym, &plain.planes, &mut planes);
             assert_eq!(planes, seen.planes, "{sym:?}");
@@ -551,7 +720,10 @@ mod tests {
         let mut s = chain_sample();
         s.policy = vec![(absolute_index("a1a2".parse().unwrap()), 1.0)];
         let mut batch = empty_batch();
-        assert!(s.encode_into(Symmetry::Identity, 50, &mut batch).is_err());
+        assert!(
+            s.encode_into(Symmetry::Identity, 50, 0.0, &mut batch)
+                .is_err()
+        );
     }
 
     /// Two samples and one game.
@@ -595,11 +767,16 @@ mod tests {
         let dir = fanorona_testkit::TempDir::new("shard-bad-targets");
         let path = dir.join("bad.shard");
         type Spoil = fn(&mut Sample);
-        let cases: [(Spoil, &str); 4] = [
+        let cases: [(Spoil, &str); 6] = [
             (|s| s.policy[0].1 = f32::INFINITY, "policy probability inf"),
             (|s| s.policy[0].1 = f32::NAN, "policy probability NaN"),
             (|s| s.policy.push((9, 0.5)), "sum to"),
             (|s| s.result = 7, "result 7"),
+            (
+                |s| s.search_wdl = Some([f32::NAN, 0.5, 0.5]),
+                "not three probabilities",
+            ),
+            (|s| s.search_wdl = Some([0.5, 0.5, 0.5]), "sums to 1.5"),
         ];
         for (spoil, expected) in cases {
             let mut sample = chain_sample();
@@ -656,7 +833,7 @@ mod tests {
                 if let Ok(read) = read_shard(&case) {
                     let mut batch = empty_batch();
                     for sample in &read.samples {
-                        let _ = sample.encode_into(Symmetry::Identity, 50, &mut batch);
+                        let _ = sample.encode_into(Symmetry::Identity, 50, 0.0, &mut batch);
                     }
                 }
             },

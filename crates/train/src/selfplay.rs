@@ -150,13 +150,19 @@ impl<'a> SelfPlayPolicy<'a> {
             .filter(|(_, p)| **p > 0.0)
             .map(|(&a, &p)| (absolute_index(a), p))
             .collect();
-        let sample = Sample::new(
+        let mut sample = Sample::new(
             &self.turn_start,
             &self.chain_steps,
             root.game().repetition_count(),
             policy,
             0,
         );
+        // Kept only when it is a distribution: a shard with a bad target is refused whole.
+        let wdl = result.wdl;
+        let sum: f32 = wdl.iter().sum();
+        if wdl.iter().all(|p| p.is_finite() && *p >= 0.0) && (sum - 1.0).abs() < 1e-3 {
+            sample = sample.with_search_wdl(wdl.map(|p| p / sum));
+        }
         self.samples.push(PendingSample {
             player: root.to_move(),
             sample,
@@ -375,10 +381,13 @@ mod tests {
         // White resigned at exactly its second search: two White samples.
         let white_samples = game.samples.iter().filter(|s| !s.black_to_move).count();
         assert_eq!(white_samples, 2);
-        // Every recorded sample gets the result from its mover's side.
+        // Every recorded sample gets the result from its mover's side, and keeps its search's
+        // root value (from the mover's side too).
         for (i, s) in game.samples.iter().enumerate() {
             let expected = if s.black_to_move { 1 } else { -1 };
             assert_eq!(s.result, expected, "sample {i}");
+            let loss = white_hopeless(usize::from(s.black_to_move), 0);
+            assert_eq!(s.search_wdl, Some([0.0, 1.0 - loss, loss]), "sample {i}");
         }
 
         // A hopeful search in between resets the streak: nobody resigns.

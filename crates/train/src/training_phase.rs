@@ -185,6 +185,7 @@ fn try_step(
         t.batch_size,
         t.symmetry_augmentation,
         limit,
+        t.search_value_weight,
     );
     if bad > 0 {
         run.log(&format!(

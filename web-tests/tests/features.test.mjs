@@ -1,0 +1,320 @@
+// The page's tools around a game (issue 14): looking back through the moves, copying and
+// loading a game, asking for a hint, flipping the board, resigning, skipping the engine's
+// animation, and the upright board of a phone held upright.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  clickPoint, openGame, playTurn, sharedBrowser, shownStones, stoneAt, stonesOf, waitForPhase,
+} from '../lib.mjs';
+
+const shared = sharedBrowser(before, after);
+
+const START = 'BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1';
+const turns = (page) => page.evaluate(() => window.fanorona.turns);
+
+// The server's state after `played` turns from the standard start.
+async function serverState(page, played) {
+  return page.evaluate(async (t) => {
+    const r = await fetch('/api/state', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ turns: t }),
+    });
+    return r.json();
+  }, played);
+}
+
+// Play the first legal turn by clicking (and wait for the engine unless `wait` is false).
+async function playFirstLegalTurn(page, wait = true) {
+  const turn = await page.evaluate(() => window.fanorona.state.legal_turns[0]);
+  await playTurn(page, turn, { wait });
+}
+
+async function open(query = '?level=beginner') {
+  return openGame(shared.browser.context, shared.server.url, query);
+}
+
+describe('the tools around a game', () => {
+  test('the move list and the arrow keys step back and forward through the game', async () => {
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    await playFirstLegalTurn(page);
+    const played = await turns(page);
+    assert.ok(played.length >= 4, `${played}`);
+    const now = await shownStones(page);
+
+    // Click White's first turn in the list: the board after it.
+    await page.click('#moves .move[data-index="0"]');
+    await page.waitForFunction(() => window.fanorona.reviewing === 0);
+    assert.deepEqual(await shownStones(page), stonesOf((await serverState(page, played.slice(0, 1))).board));
+    assert.match(await page.textContent('#status'), /Reviewing: after turn 1/);
+    assert.equal(await page.locator('#moves .move.current').getAttribute('data-index'), '0');
+    // Clicks on the board do nothing while reviewing.
+    await clickPoint(page, 'd2');
+    assert.equal(await page.locator('#board .selected').count(), 0);
+
+    // Left: the start; right twice: after turns 1 and 2; End: back to the game.
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => window.fanorona.reviewing === -1);
+    assert.deepEqual(await shownStones(page), stonesOf((await serverState(page, [])).board));
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => window.fanorona.reviewing === 0);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => window.fanorona.reviewing === 1);
+    assert.deepEqual(await shownStones(page), stonesOf((await serverState(page, played.slice(0, 2))).board));
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => window.fanorona.reviewing === null);
+    assert.deepEqual(await shownStones(page), now);
+    assert.deepEqual(await turns(page), played, 'looking back changes nothing');
+
+    // The buttons do the same, and the last turn forward is the game itself.
+    await page.click('#nav-prev');
+    await page.waitForFunction((n) => window.fanorona.reviewing === n, played.length - 2);
+    await page.click('#nav-next');
+    await page.waitForFunction(() => window.fanorona.reviewing === null);
+    await clickPoint(page, 'd2');
+    assert.equal(await page.evaluate(() => document.body.dataset.phase), 'human', 'the game goes on');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('copy game writes a games-file line that load game plays back', async () => {
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    const played = await turns(page);
+    await page.click('#record summary');
+    await page.click('#copy-game');
+    const line = await page.inputValue('#record-text');
+    assert.equal(line, `1 white=A black=B opening=0 | ${START} | ${played.join(' ')} | * turn-limit`);
+    assert.match(await page.textContent('#record-note'), /Copied|selected/);
+
+    await page.click('#new-game');
+    await waitForPhase(page, 'human');
+    assert.deepEqual(await turns(page), []);
+    await page.fill('#record-text', line);
+    await page.click('#load-game');
+    await page.waitForFunction((n) => window.fanorona.turns.length === n, played.length);
+    await waitForPhase(page, ['human', 'over']);
+    assert.deepEqual(await turns(page), played);
+    assert.deepEqual(await shownStones(page), stonesOf((await serverState(page, played)).board));
+
+    // A position and turns also load; text with no game says so and changes nothing.
+    await page.fill('#record-text', `${START} | e2e3a`);
+    await page.click('#load-game');
+    await page.waitForFunction(() => window.fanorona.turns[0] === 'e2e3a');
+    await waitForPhase(page, ['human', 'over']);
+    const kept = await turns(page);
+    await page.fill('#record-text', '# only a comment');
+    await page.click('#load-game');
+    assert.match(await page.textContent('#record-note'), /Could not load: there is no game/);
+    assert.deepEqual(await turns(page), kept);
+    // An illegal turn is named by the server and the game keeps the turns before it.
+    await page.fill('#record-text', `${START} | e2e3a a1a2`);
+    await page.click('#load-game');
+    await page.waitForFunction(() => !document.getElementById('error').hidden);
+    await waitForPhase(page, ['human', 'over']);
+    assert.match(await page.textContent('#error'), /turn 2/);
+    assert.deepEqual((await turns(page))[0], 'e2e3a');
+    // the browser logs the refused request itself
+    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    await page.close();
+  });
+
+  test("hint draws the engine's turn for the player, and it is a legal one", async () => {
+    const { page, errors } = await open();
+    await page.click('#hint');
+    await page.waitForFunction(() => window.fanorona.hint !== null);
+    const hint = await page.evaluate(() => window.fanorona.hint);
+    const legal = await page.evaluate(() => window.fanorona.state.legal_turns.map((t) => t.join(', ')));
+    assert.ok(legal.includes(hint), `${hint} is not among the legal turns`);
+    assert.match(await page.textContent('#status'), new RegExp(`Hint: ${hint}`));
+    assert.equal(await page.locator('#board .hint-path').count(), 1);
+    assert.equal(await page.locator('#board .hint-from').getAttribute('data-point'), hint.slice(0, 2));
+    assert.deepEqual(await turns(page), [], 'a hint plays nothing');
+    // Playing another first step takes the hint away.
+    const other = await page.evaluate((h) => window.fanorona.state.legal_turns.find((t) => t[0].slice(0, 4) !== h.slice(0, 4)), hint);
+    await clickPoint(page, other[0].slice(0, 2));
+    await clickPoint(page, other[0].slice(2, 4));
+    if (await page.isVisible('#choice')) {
+      await page.click(`#choice button[data-kind="${other[0].endsWith('a') ? 'approach' : 'withdrawal'}"]`);
+    }
+    await page.waitForFunction(() => document.body.dataset.phase !== 'animating');
+    assert.equal(await page.locator('#board .hint-path').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('flip turns the board round, and resign ends the game until undone', async () => {
+    const { page, errors } = await open();
+    const a1 = () => page.evaluate(() => {
+      const c = document.querySelector('#board .hit[data-point="a1"]');
+      return [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))];
+    });
+    const [x0, y0] = await a1();
+    await page.click('#flip');
+    const [x1, y1] = await a1();
+    assert.ok(x1 > x0 && y1 < y0, `a1 moved from ${x0},${y0} to ${x1},${y1}`);
+    assert.equal(await stoneAt(page, 'a1').getAttribute('data-color'), 'white');
+    await page.click('#flip');
+    assert.deepEqual(await a1(), [x0, y0]);
+
+    await page.click('#resign');
+    assert.equal(await page.textContent('#resign'), 'Really resign?');
+    assert.equal(await page.evaluate(() => document.body.dataset.phase), 'human', 'one click is not enough');
+    await page.click('#resign');
+    await waitForPhase(page, 'over');
+    assert.equal(await page.textContent('#banner-title'), 'You resigned');
+    assert.match(await page.textContent('#status'), /you resigned; Black wins/);
+    assert.ok(await page.isDisabled('#hint'));
+    await page.click('#banner-close');
+    await page.click('#undo');
+    await waitForPhase(page, 'human');
+    assert.ok(await page.isHidden('#banner'));
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal((await turns(page))[0], 'e2e3a', 'the game goes on after the resignation is taken back');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("skip shows the engine's turn at once", async () => {
+    const { page, errors } = await open('?level=beginner&color=black');
+    // Black: the engine (White) opens; hold its answer, then skip its animation.
+    await waitForPhase(page, ['human', 'over']);
+    await playFirstLegalTurn(page);
+    const before = (await turns(page)).length;
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.route('**/api/move', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await playFirstLegalTurn(page, false);
+    await waitForPhase(page, 'thinking');
+    release();
+    await waitForPhase(page, 'animating');
+    if (await page.isVisible('#skip')) await page.click('#skip');
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal((await turns(page)).length, before + 2);
+    assert.deepEqual(await shownStones(page), stonesOf(await page.evaluate(() => window.fanorona.state.board)));
+    assert.ok(await page.isHidden('#skip'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a phone held upright gets an upright board that fills the width, with controls in reach', async () => {
+    const page = await shared.browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${shared.server.url}/?level=beginner`);
+    await waitForPhase(page, 'human');
+    assert.equal(await page.getAttribute('#board', 'data-orientation'), 'portrait');
+    const board = await page.locator('#board').boundingBox();
+    assert.ok(board.height > board.width * 1.6, `board ${board.width}x${board.height}`);
+    assert.ok(board.width > 350, `board is ${board.width}px wide`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `page is ${width}px wide`);
+    // Every point and every button is at least 40 px to touch.
+    const hit = await page.locator('#board .hit[data-point="e3"]').boundingBox();
+    assert.ok(hit.width >= 40 && hit.height >= 40, `point ${hit.width}x${hit.height}`);
+    for (const id of ['hint', 'undo', 'new-game', 'flip', 'resign', 'nav-prev']) {
+      const b = await page.locator(`#${id}`).boundingBox();
+      assert.ok(b.height >= 40, `#${id} is ${b.height}px tall`);
+    }
+    // The first row of controls is on the screen without scrolling.
+    const undo = await page.locator('#undo').boundingBox();
+    assert.ok(undo.y + undo.height <= 844, `undo ends at ${undo.y + undo.height}px`);
+    // Play by touch-sized clicks on the upright board.
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal((await turns(page))[0], 'e2e3a');
+    // Turned sideways, the board lies down again.
+    await page.setViewportSize({ width: 844, height: 390 });
+    await page.waitForFunction(() => document.getElementById('board').dataset.orientation === 'landscape');
+    assert.deepEqual(await shownStones(page), stonesOf(await page.evaluate(() => window.fanorona.state.board)));
+    await page.close();
+  });
+});
+
+describe('the analysis', () => {
+  test('shows the evaluation and the expected line, follows the position, and turns off', async () => {
+    const { page, errors } = await open();
+    assert.ok(await page.isHidden('#analysis'));
+    let analysed = 0;
+    const asked = [];
+    page.on('request', (r) => {
+      if (!r.url().endsWith('/api/analysis')) return;
+      analysed += 1;
+      asked.push(JSON.parse(r.postData()).turns);
+    });
+    await page.check('#analysis-toggle');
+    await page.waitForFunction(() => window.fanorona.analysis !== null);
+    const first = await page.evaluate(() => window.fanorona.analysis);
+    assert.equal(first.side_to_move, 'white');
+    assert.ok(first.line.length >= 1, JSON.stringify(first));
+    assert.match(await page.textContent('#analysis-line'), /^Expected: White /);
+    const legal = await page.evaluate(() => window.fanorona.state.legal_turns.map((t) => t.join(',')));
+    assert.ok(legal.includes(first.line[0].turn), first.line[0].turn);
+    const width = await page.evaluate(() => parseFloat(document.getElementById('analysis-white').style.width));
+    assert.ok(Math.abs(width - (first.bar + 1) * 50) < 0.11, `${width} for bar ${first.bar}`);
+
+    // After a turn and the engine's answer, the new position is analysed.
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    await page.waitForFunction((n) => {
+      const a = window.fanorona.analysis;
+      return a !== null && a.line.length > 0 && a.side_to_move === 'white' && window.fanorona.turns.length === n;
+    }, 2);
+    const second = await page.evaluate(() => window.fanorona.analysis);
+    const legalNow = await page.evaluate(() => window.fanorona.state.legal_turns.map((t) => t.join(',')));
+    assert.ok(legalNow.includes(second.line[0].turn), second.line[0].turn);
+
+    // Reviewing analyses the position looked at: the start again, White to move there.
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => window.fanorona.reviewing === -1);
+    await page.waitForFunction(() => window.fanorona.analysis !== null);
+    assert.deepEqual(asked[asked.length - 1], [], 'the start position was asked for');
+    const reviewed = await page.evaluate(() => window.fanorona.analysis);
+    assert.ok(legal.includes(reviewed.line[0].turn), reviewed.line[0].turn);
+    await page.keyboard.press('End');
+
+    // Off: the box goes and no more analyses are asked for.
+    await page.uncheck('#analysis-toggle');
+    assert.ok(await page.isHidden('#analysis'));
+    const before = analysed;
+    await playFirstLegalTurn(page);
+    await page.waitForTimeout(300);
+    assert.equal(analysed, before);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('the mistakes', () => {
+  test("a finished game's blunder is listed, and a click looks at the position before it", async () => {
+    // White's a1b2 walks onto Black's diagonal; Black's d4c3a takes the last White stone.
+    const query = `?level=beginner&fen=${encodeURIComponent('9/3B5/9/9/W8 w')}&turns=${encodeURIComponent('a1b2 d4c3a')}`;
+    const { page, errors } = await open(query);
+    await waitForPhase(page, 'over');
+    await page.click('#banner-close');
+    await page.check('#analysis-toggle');
+    await page.click('#find-mistakes');
+    await page.waitForFunction(() => /Every position looked at/.test(document.getElementById('mistakes-note').textContent));
+    const items = await page.$$eval('#mistakes li', (lis) => lis.map((li) => ({ index: li.dataset.index, mine: li.classList.contains('mine'), text: li.textContent })));
+    assert.equal(items.length, 1, JSON.stringify(items));
+    assert.equal(items[0].index, '0');
+    assert.ok(items[0].mine);
+    assert.match(items[0].text, /^Turn 1, you \(White\) played a1b2: .* to -1\.00; the engine preferred /);
+    await page.click('#mistakes li');
+    await page.waitForFunction(() => window.fanorona.reviewing === -1);
+    assert.equal(await stoneAt(page, 'a1').getAttribute('data-color'), 'white');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
