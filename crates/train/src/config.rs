@@ -855,6 +855,8 @@ mod tests {
             "ablations/default-2.toml",
             "ablations/search-value.toml",
             "ablations/sims64.toml",
+            "ablations/default-3.toml",
+            "ablations/sims64-b.toml",
         ] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
