@@ -80,6 +80,22 @@ describe('the tools around a game', () => {
     await page.close();
   });
 
+  test('the bare address continues the last game of this browser', async () => {
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    const played = await turns(page);
+    const again = await shared.browser.context.newPage();
+    await again.goto(`${shared.server.url}/`);
+    await waitForPhase(again, ['human', 'over']);
+    assert.deepEqual(await again.evaluate(() => window.fanorona.turns), played);
+    assert.match(again.url(), /turns=/);
+    assert.deepEqual(errors, []);
+    await again.close();
+    await page.close();
+  });
+
   test('copy game writes a games-file line that load game plays back', async () => {
     const { page, errors } = await open();
     await clickPoint(page, 'e2');

@@ -21,7 +21,15 @@
   const ENGINE_PAUSE_MS = reducedMotion ? 50 : 260;
 
   const $ = (id) => document.getElementById(id);
-  const params = new URLSearchParams(window.location.search);
+  // The address carries the game; the bare address continues the last game of this browser.
+  const params = (() => {
+    if (window.location.search) return new URLSearchParams(window.location.search);
+    try {
+      return new URLSearchParams(localStorage.getItem('fanorona-game') || '');
+    } catch (_) {
+      return new URLSearchParams();
+    }
+  })();
 
   const app = {
     start: params.get('fen') || null, // null: the standard start
@@ -1284,6 +1292,12 @@
     if (app.start) p.set('fen', app.start);
     if (app.turns.length > 0) p.set('turns', app.turns.join(' '));
     history.replaceState(null, '', `${window.location.pathname}?${p}`);
+    // The current game is also kept in this browser, for a later visit to the bare address.
+    try {
+      localStorage.setItem('fanorona-game', p.toString());
+    } catch (_) {
+      // Storage may be off (private windows): the address still carries the game.
+    }
   }
 
   async function init() {
