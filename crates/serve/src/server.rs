@@ -22,7 +22,7 @@ use crate::assets;
 use crate::error::ServeError;
 use crate::view::{
     AnalysisView, ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, ReviewView, StateView,
-    turn_view,
+    judge, outcome_bar, turn_view,
 };
 use fanorona_players::Stop;
 use fanorona_players::levels::{Level, TurnChooser};
@@ -479,22 +479,28 @@ async fn engine_move(
             .parse::<Level>()
             .map_err(|e| ApiError::bad_request(e.to_string()))?,
     };
-    search_request(&app, &req, move |record, app, stop| {
+    search_request(&app, &req, false, move |record, app, stop| {
         search_and_reply(record, level, app, stop)
     })
     .await
 }
 
-/// Replays the request's game (before queueing for a search slot, so bad requests fail
-/// fast), then runs `work` on it in the search pool. A client that goes away (a new position,
-/// a reload) drops this future: the guard then raises `work`'s stop flag, freeing the slot for
-/// the requests that still wait.
+/// Replays the request's game (before queueing for a slot, so bad requests fail fast), then,
+/// for an analysis, waits for an analysis slot, and runs `work` on the game in the search
+/// pool. A client that goes away (a new position, a reload) drops this future: the guard then
+/// raises `work`'s stop flag, freeing the slots for the requests that still wait.
 async fn search_request<T: Send + 'static>(
     app: &AppState,
     req: &GameRequest,
+    analysis: bool,
     work: impl FnOnce(GameSession, &AppState, &Stop) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<axum::Json<T>, ApiError> {
     let record = replay(req, &app.config)?;
+    let _analysing = if analysis {
+        Some(analysis_slot(app).await?)
+    } else {
+        None
+    };
     let stop = Stop::new();
     let _abandoned = RaiseOnDrop(stop.clone());
     in_pool(app, move |app| work(record, app, &stop))
@@ -515,10 +521,10 @@ async fn analysis(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<axum::Json<AnalysisView>, ApiError> {
     let req = parse_request(body, app.config.max_body_bytes)?;
-    // A bad game is refused before waiting for a slot.
-    replay(&req, &app.config)?;
-    let _analysing = analysis_slot(&app).await?;
-    search_request(&app, &req, |record, app, stop| analyse(&record, app, stop)).await
+    search_request(&app, &req, true, |record, app, stop| {
+        analyse(&record, app, stop)
+    })
+    .await
 }
 
 /// One of the analysis slots ([`ServerConfig::max_concurrent_analyses`]), waited for up to
@@ -610,10 +616,7 @@ async fn review(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<axum::Json<ReviewView>, ApiError> {
     let req = parse_request(body, app.config.max_body_bytes)?;
-    // A bad game is refused before waiting for a slot.
-    replay(&req, &app.config)?;
-    let _analysing = analysis_slot(&app).await?;
-    search_request(&app, &req, |record, app, stop| {
+    search_request(&app, &req, true, |record, app, stop| {
         review_game(&record, app, stop)
     })
     .await
@@ -632,7 +635,7 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
     for i in 0..=turns.len() {
         let side = game.position().side_to_move();
         let (bar, preferred) = if let Some(outcome) = game.outcome() {
-            (Some(AnalysisView::finished(side, outcome, "").bar), None)
+            (Some(outcome_bar(outcome)), None)
         } else if Instant::now() >= end || stop.is_raised() {
             complete = false;
             (None, None)
@@ -646,9 +649,8 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
                         format!("the engine could not evaluate turn {}: {e}", i + 1),
                     )
                 })?;
-            let view = AnalysisView::new(side, choice.info.score, "", Vec::new(), 0);
             (
-                choice.info.score.map(|_| view.bar),
+                choice.info.score.map(|score| judge(side, score).1),
                 Some(choice.turn.to_string()),
             )
         };

@@ -103,10 +103,7 @@ impl TablebaseView {
             None => "tablebase: a draw with best play".to_string(),
             Some(w) => format!(
                 "tablebase: {} wins; next capture in {} turn{}",
-                match w {
-                    Color::White => "White",
-                    Color::Black => "Black",
-                },
+                color_name(w),
                 probe.dtz,
                 if probe.dtz == 1 { "" } else { "s" }
             ),
@@ -400,6 +397,64 @@ fn color_name(c: Color) -> &'static str {
     }
 }
 
+/// An engine's score for `side` (the side to move) from White's side: words, a bar from -1
+/// (Black wins) to 1 (White wins), and whether it is exact.
+pub fn judge(side: Color, score: fanorona_players::Score) -> (String, f32, bool) {
+    use fanorona_players::Score as S;
+    use fanorona_tablebase::Wdl;
+    // +1 when the side to move is White: scores are the mover's, the view is White's.
+    let sign = if side == Color::White { 1.0f32 } else { -1.0 };
+    let turns = |n: u32| format!("{n} turn{}", if n == 1 { "" } else { "s" });
+    let wins = |winner: Color, how: String| {
+        let bar = if winner == Color::White { 1.0 } else { -1.0 };
+        (format!("{} wins {how}", color_name(winner)), bar, true)
+    };
+    match score {
+        S::Centistones(cs) => {
+            let white = sign * cs as f32;
+            let stones = (white.abs() / 100.0 * 10.0).round() / 10.0;
+            let summary = if white.abs() < 25.0 {
+                "about level".to_string()
+            } else {
+                let leader = if white > 0.0 { "White" } else { "Black" };
+                format!("{leader} is ahead by about {stones:.1} stones")
+            };
+            (summary, (white / 400.0).tanh(), false)
+        }
+        S::WinIn(n) => wins(side, format!("in at most {} with best play", turns(n))),
+        S::LossIn(n) => wins(!side, format!("in at most {} with best play", turns(n))),
+        S::Value(v) => {
+            let white = (sign * v).clamp(-1.0, 1.0);
+            let summary = format!("White's expected score {:.0}%", (white + 1.0) * 50.0);
+            (summary, white, false)
+        }
+        S::Tablebase(probe) => {
+            let how = format!(
+                "with best play (endgame tables; next capture in {})",
+                turns(probe.dtz)
+            );
+            match probe.wdl {
+                Wdl::Draw => (
+                    "a draw with best play (endgame tables)".to_string(),
+                    0.0,
+                    true,
+                ),
+                Wdl::Win => wins(side, how),
+                Wdl::Loss => wins(!side, how),
+            }
+        }
+    }
+}
+
+/// A finished game's result as a bar from White's side: 1, 0 or -1.
+pub fn outcome_bar(outcome: Outcome) -> f32 {
+    match outcome.winner() {
+        Some(Color::White) => 1.0,
+        Some(Color::Black) => -1.0,
+        None => 0.0,
+    }
+}
+
 impl AnalysisView {
     /// The view of `score` (for `side`, the side to move), with the expected `line`.
     pub fn new(
@@ -409,76 +464,10 @@ impl AnalysisView {
         line: Vec<TurnView>,
         think_ms: u64,
     ) -> AnalysisView {
-        use fanorona_players::Score as S;
-        use fanorona_tablebase::Wdl;
-        // +1 when the side to move is White: scores are the mover's, the view is White's.
-        let sign = if side == Color::White { 1.0f32 } else { -1.0 };
-        let turns = |n: u32| format!("{n} turn{}", if n == 1 { "" } else { "s" });
-        let (summary, bar, exact) = match score {
-            None => ("no evaluation".to_string(), 0.0, false),
-            Some(S::Centistones(cs)) => {
-                let white = sign * cs as f32;
-                let stones = (white.abs() / 100.0 * 10.0).round() / 10.0;
-                let summary = if white.abs() < 25.0 {
-                    "about level".to_string()
-                } else {
-                    let leader = if white > 0.0 { "White" } else { "Black" };
-                    format!("{leader} is ahead by about {stones:.1} stones")
-                };
-                (summary, (white / 400.0).tanh(), false)
-            }
-            Some(S::WinIn(n)) => (
-                format!(
-                    "{} wins in at most {} with best play",
-                    color_name(side),
-                    turns(n)
-                ),
-                sign,
-                true,
-            ),
-            Some(S::LossIn(n)) => (
-                format!(
-                    "{} wins in at most {} with best play",
-                    color_name(!side),
-                    turns(n)
-                ),
-                -sign,
-                true,
-            ),
-            Some(S::Value(v)) => {
-                let white = (sign * v).clamp(-1.0, 1.0);
-                (
-                    format!("White's expected score {:.0}%", (white + 1.0) * 50.0),
-                    white,
-                    false,
-                )
-            }
-            Some(S::Tablebase(probe)) => match probe.wdl {
-                Wdl::Draw => (
-                    "a draw with best play (endgame tables)".to_string(),
-                    0.0,
-                    true,
-                ),
-                Wdl::Win => (
-                    format!(
-                        "{} wins with best play (endgame tables; next capture in {})",
-                        color_name(side),
-                        turns(probe.dtz)
-                    ),
-                    sign,
-                    true,
-                ),
-                Wdl::Loss => (
-                    format!(
-                        "{} wins with best play (endgame tables; next capture in {})",
-                        color_name(!side),
-                        turns(probe.dtz)
-                    ),
-                    -sign,
-                    true,
-                ),
-            },
-        };
+        let (summary, bar, exact) = score.map_or_else(
+            || ("no evaluation".to_string(), 0.0, false),
+            |score| judge(side, score),
+        );
         AnalysisView {
             side_to_move: side,
             engine: engine.to_string(),
@@ -493,16 +482,11 @@ impl AnalysisView {
 
     /// The view of a finished game: its result, no line.
     pub fn finished(side: Color, outcome: Outcome, engine: &str) -> AnalysisView {
-        let bar = match outcome.winner() {
-            Some(Color::White) => 1.0,
-            Some(Color::Black) => -1.0,
-            None => 0.0,
-        };
         AnalysisView {
             side_to_move: side,
             engine: engine.to_string(),
             summary: format!("game over: {outcome}"),
-            bar,
+            bar: outcome_bar(outcome),
             exact: true,
             score: None,
             line: Vec::new(),

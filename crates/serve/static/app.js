@@ -415,12 +415,7 @@
   }
 
   // The position on the board as the server knows it: the game, or the turn reviewed.
-  function shownGame() {
-    const turns = app.review ? app.turns.slice(0, app.review.index + 1) : app.turns;
-    const body = { turns };
-    if (app.start) body.start = app.start;
-    return body;
-  }
+  const shownGame = () => gameBody(app.review ? app.turns.slice(0, app.review.index + 1) : app.turns);
 
   // Ask for the analysis of the position shown, when analysis is on and the position is one
   // the engine is not already thinking about; an older request is cancelled.
@@ -500,8 +495,9 @@
     return data;
   }
 
-  const gameBody = () => {
-    const body = { turns: app.turns };
+  // The game as the server takes it, up to `turns` (default: all of it).
+  const gameBody = (turns = app.turns) => {
+    const body = { turns };
     if (app.start) body.start = app.start;
     return body;
   };
@@ -804,9 +800,7 @@
     let state = app.reviewCache.get(index);
     if (!state) {
       try {
-        const body = { turns: app.turns.slice(0, index + 1) };
-        if (app.start) body.start = app.start;
-        state = await api('/api/state', body);
+        state = await api('/api/state', gameBody(app.turns.slice(0, index + 1)));
       } catch (e) {
         if (epoch === app.epoch && seq === app.reviewSeq) showError(e.message);
         return;
