@@ -25,9 +25,24 @@ else
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi
 
+step "the S3-compatible server for the object-store tests (s3s-fs; installed when missing)"
+# crates/cli/tests/store.rs runs training on a bucket of a real S3 server on loopback.
+S3S_VERSION=0.14.1
+S3S_ROOT="$PWD/target/tools/s3s-fs-$S3S_VERSION"
+if [ -z "${FANORONA_S3S_FS:-}" ]; then
+  if [ ! -x "$S3S_ROOT/bin/s3s-fs" ]; then
+    cargo install "s3s-fs@$S3S_VERSION" --locked --features binary --root "$S3S_ROOT"
+  fi
+  export FANORONA_S3S_FS="$S3S_ROOT/bin/s3s-fs"
+fi
+echo "using $FANORONA_S3S_FS"
+
 step "build and run the Rust tests (dev profile; dependencies optimised)"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+
+step "the deployment example against the Kubernetes schemas"
+scripts/check-deploy.sh
 
 step "browser tests (installs chromium and the npm packages when missing)"
 scripts/browser-tests.sh

@@ -46,14 +46,7 @@ fn run(cmd: &mut Command) -> Output {
 }
 
 fn names(dir: &Path, suffix: &str) -> BTreeSet<String> {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(suffix) && !n.starts_with('.'))
-                .collect()
-        })
-        .unwrap_or_default()
+    fanorona_testkit::file_names(dir, suffix)
 }
 
 fn newest_checkpoint(run: &Path) -> Option<PathBuf> {

@@ -28,6 +28,19 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use fanorona_engine::{Action, Bitboard, ByColor, Color, Point, Position, Setup};
 
+/// The names of the files in `dir` ending in `suffix`, temporary files (`.name`) left out;
+/// empty when the folder does not exist.
+pub fn file_names(dir: &Path, suffix: &str) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(suffix) && !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A fresh directory under the system temp dir, named after the test, removed on drop.
 #[derive(Debug)]
 pub struct TempDir(PathBuf);

@@ -4,6 +4,8 @@
 //!   network crate's `NetConfig` itself.
 //! - [`rundir`]: the run directory (config copy, metadata, log, shards, checkpoints,
 //!   TensorBoard, ratings) that every stage reads and writes.
+//! - [`store`]: runs on object storage (`s3://bucket/prefix` and the other stores of the
+//!   `object_store` crate): the store client, the trainer's lease, the local cache.
 //! - [`run`]: [`Run`], the context of a training process (directory, config, device, progress,
 //!   metrics, stop flag), and [`RunState`], where a run stands, kept in every checkpoint.
 //! - [`selfplay`]: the per-game policy of a self-play game (playout cap randomisation,
@@ -24,6 +26,8 @@
 //! let config = TrainConfig::load("configs/tiny.toml".as_ref()).unwrap();
 //! let options = TrainOptions {
 //!     run_dir: "runs/tiny".into(),
+//!     work_dir: None,
+//!     selfplay: true,
 //!     generations: Some(2),
 //!     interactive: false,
 //!     stop: Arc::new(AtomicBool::new(false)),
@@ -42,10 +46,12 @@ pub mod run;
 pub mod rundir;
 pub mod selfplay;
 pub mod selfplay_phase;
+pub mod store;
 pub mod training_phase;
 
 pub use config::{ConfigError, TrainConfig};
 pub use pipeline::{TrainOptions, TrainSummary, selfplay_worker, train};
 pub use run::{Run, RunState, TrainError};
 pub use rundir::{RunDir, RunLock};
+pub use store::RunLocation;
 pub use training_phase::MAX_NON_FINITE_BATCHES;

@@ -16,7 +16,8 @@
 //! rated checkpoints). Random streams are derived from the seed and the counters, not stored,
 //! so a resumed run draws the same batches it would have drawn.
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -26,17 +27,24 @@ use fanorona_net::{OptimizerConfig, Trainer, TrainerConfig, device_by_name};
 use crate::config::{OptimizerKind, TrainConfig};
 use crate::metrics::{Metrics, Progress};
 use crate::rating::rate_checkpoint;
-use crate::replay::ReplayBuffer;
+use crate::replay::{GameSummary, ReplayBuffer};
 use crate::run::{Run, RunState, TrainError, TrainingPhase};
 use crate::rundir::{RunDir, RunDirError, RunLock};
 use crate::selfplay_phase::{SelfPlayNet, record_selfplay, selfplay_generation, training_steps};
+use crate::store::{RunLocation, StoreRun, default_cache_dir};
 use crate::training_phase::train_phase;
 
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
-    /// The run directory.
-    pub run_dir: PathBuf,
+    /// The run directory: a folder, or a URL of an object store (`s3://bucket/prefix`).
+    pub run_dir: RunLocation,
+    /// For a run on a store: this process's local folder for it (default: under
+    /// [`default_cache_dir`]).
+    pub work_dir: Option<PathBuf>,
+    /// Whether the trainer plays self-play games itself; `false` leaves them to `fanorona
+    /// selfplay` workers and waits for `selfplay.games_per_generation` of theirs a generation.
+    pub selfplay: bool,
     /// Stop after this many generations in this invocation (`None`: until interrupted).
     pub generations: Option<u64>,
     /// Draw a progress bar (stderr is a terminal).
@@ -85,6 +93,7 @@ fn open_run(
     config: TrainConfig,
     interactive: bool,
     stop: Arc<AtomicBool>,
+    local_selfplay: bool,
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
     fanorona_net::set_configured_backend(config.training.inference);
@@ -103,6 +112,7 @@ fn open_run(
         metrics,
         stop,
         tables,
+        local_selfplay,
     })
 }
 
@@ -156,7 +166,7 @@ fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
         check_resumable(&run.config, trainer.config())?;
         run.progress.line(&format!(
             "resuming {} from {} (generation {}, {} steps)",
-            run.dir.root().display(),
+            run.dir.location(),
             path.display(),
             state.generation,
             trainer.steps()
@@ -172,7 +182,7 @@ fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
     run.progress.line(&format!(
         "starting run {} in {}",
         run.config.name,
-        run.dir.root().display()
+        run.dir.location()
     ));
     run.log(&format!(
         "start run {} (seed {})",
@@ -233,15 +243,114 @@ fn check_resumable(config: &TrainConfig, saved: &TrainerConfig) -> Result<(), Tr
     }
 }
 
-/// Reads every new shard into the replay window, reporting unreadable ones.
-fn ingest(run: &Run, replay: &mut ReplayBuffer) -> Result<crate::replay::ScanReport, TrainError> {
-    let scan = replay.scan(&run.dir.selfplay_dir(), run.config.replay.window_max);
+/// New games read into the replay window by one or more ingests.
+#[derive(Default)]
+struct Ingested {
+    games: Vec<GameSummary>,
+    samples: usize,
+    by_worker: BTreeMap<String, u64>,
+}
+
+/// The worker name in a shard name (`sp-g<generation>-<worker>-<seq>-n<games>.shard`).
+fn shard_worker(name: &str) -> &str {
+    name.strip_prefix("sp-g")
+        .and_then(|rest| rest.split('-').nth(1))
+        .unwrap_or("unknown")
+}
+
+fn report_skipped(run: &Run, scan: &crate::replay::ScanReport) -> Result<(), TrainError> {
     for warning in &scan.skipped {
         run.progress
             .line(&format!("warning: skipping unreadable shard: {warning}"));
         run.log(&format!("skipped shard: {warning}"))?;
     }
-    Ok(scan)
+    Ok(())
+}
+
+/// Reads every new shard of the run into the replay window, reporting unreadable ones, and
+/// records each shard in `state` (so it counts once, also across restarts).
+fn ingest(
+    run: &Run,
+    replay: &mut ReplayBuffer,
+    state: &mut RunState,
+    into: &mut Ingested,
+) -> Result<(), TrainError> {
+    let names = run.dir.shard_names()?;
+    let scan = replay.load(
+        names,
+        |name| run.dir.read_shard(name),
+        run.config.replay.window_max,
+    );
+    report_skipped(run, &scan)?;
+    for (name, games) in &scan.names {
+        if state.ingested.insert(name.clone()) {
+            state.games_seen += games;
+            *state
+                .games_by_worker
+                .entry(shard_worker(name).to_string())
+                .or_default() += games;
+            *into
+                .by_worker
+                .entry(shard_worker(name).to_string())
+                .or_default() += games;
+        }
+    }
+    into.games.extend(scan.games);
+    into.samples += scan.samples;
+    Ok(())
+}
+
+/// On start: the replay window rebuilt from the shards the checkpoint's state records as
+/// ingested (a run from before that record: every shard there is).
+fn rebuild_window(
+    run: &Run,
+    replay: &mut ReplayBuffer,
+    state: &mut RunState,
+) -> Result<(), TrainError> {
+    let mut names = run.dir.shard_names()?;
+    let legacy = state.ingested.is_empty() && state.games_seen > 0;
+    if !legacy {
+        names.retain(|n| state.ingested.contains(n));
+    }
+    let scan = replay.load(
+        names,
+        |name| run.dir.read_shard(name),
+        run.config.replay.window_max,
+    );
+    report_skipped(run, &scan)?;
+    if legacy {
+        state
+            .ingested
+            .extend(scan.names.into_iter().map(|(name, _)| name));
+    }
+    Ok(())
+}
+
+/// Without self-play of its own: waits until workers have written at least a generation's
+/// games since the last ingest (or a stop).
+fn wait_for_workers(
+    run: &mut Run,
+    state: &mut RunState,
+    replay: &mut ReplayBuffer,
+    into: &mut Ingested,
+) -> Result<(), TrainError> {
+    let wanted = run.config.selfplay.games_per_generation;
+    let phase = format!("gen {} waiting for workers' games", state.generation);
+    run.progress.phase(&phase, wanted as u64);
+    let mut shown = None;
+    loop {
+        ingest(run, replay, state, into)?;
+        let have = into.games.len();
+        if shown != Some(have) {
+            run.progress
+                .update(&phase, have.min(wanted) as u64, wanted as u64, "");
+            shown = Some(have);
+        }
+        if have >= wanted || run.stopped() {
+            return Ok(());
+        }
+        sleep_unless(run, Duration::from_secs(2));
+    }
 }
 
 /// Self-play, then ingest: sets the generation's training target in `state`. Returns `false`
@@ -253,26 +362,44 @@ fn selfplay_then_ingest(
     replay: &mut ReplayBuffer,
 ) -> Result<bool, TrainError> {
     let generation = state.generation;
-    let net = SelfPlayNet {
-        model: run.selfplay_model(trainer, state)?,
-        steps: trainer.steps(),
+    let mut new = Ingested::default();
+    let report = if run.local_selfplay {
+        let net = SelfPlayNet {
+            model: run.selfplay_model(trainer, state)?,
+            steps: trainer.steps(),
+        };
+        selfplay_generation(run, generation, &net, "main")?
+    } else {
+        wait_for_workers(run, state, replay, &mut new)?;
+        Default::default()
     };
-    let report = selfplay_generation(run, generation, &net, "main")?;
     if run.stopped() {
         return Ok(false);
     }
-    let scan = ingest(run, replay)?;
-    state.games_seen += scan.games.len() as u64;
-    record_selfplay(&mut run.metrics, &scan.games, &report, trainer.steps());
-    let target = training_steps(&run.config, replay.total(), scan.samples);
+    ingest(run, replay, state, &mut new)?;
+    record_selfplay(&mut run.metrics, &new.games, &report, trainer.steps());
+    for (worker, games) in &state.games_by_worker {
+        run.metrics.scalar(
+            &format!("selfplay/games_by_worker/{worker}"),
+            *games as f64,
+            trainer.steps(),
+        );
+    }
+    let target = training_steps(&run.config, replay.total(), new.samples);
     state.training = Some(TrainingPhase {
         start_steps: trainer.steps(),
         target_steps: target,
     });
+    let workers = new
+        .by_worker
+        .iter()
+        .map(|(w, g)| format!("{w} {g}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     run.log(&format!(
-        "generation {generation}: {} new games, {} new samples, {} in total; training {target} steps",
-        scan.games.len(),
-        scan.samples,
+        "generation {generation}: {} new games ({workers}), {} new samples, {} in total; training {target} steps",
+        new.games.len(),
+        new.samples,
         replay.total()
     ))?;
     Ok(true)
@@ -283,15 +410,39 @@ fn selfplay_then_ingest(
 pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
     // A new run is checked against this build before its folder is made: a device the build
     // lacks would otherwise be archived in config.toml, and every later start would fail.
-    if !opts.run_dir.join("config.toml").exists() {
-        device_by_name(&config.training.device)?;
-    }
-    let lock = RunLock::acquire(&opts.run_dir)?;
-    let (dir, mut config, resumed) = RunDir::open(&opts.run_dir, config, &lock)?;
+    let (lock, dir, mut config, resumed) = match &opts.run_dir {
+        RunLocation::Local(root) => {
+            if !root.join("config.toml").exists() {
+                device_by_name(&config.training.device)?;
+            }
+            let lock = RunLock::acquire(root)?;
+            let (dir, config, resumed) = RunDir::open(root, config, &lock)?;
+            (lock, dir, config, resumed)
+        }
+        RunLocation::Store(url) => {
+            let store = Arc::new(StoreRun::open(url)?);
+            if !store.exists("config.toml")? {
+                device_by_name(&config.training.device)?;
+            }
+            let lock = RunLock::acquire_lease(Arc::clone(&store))?;
+            let work = opts
+                .work_dir
+                .clone()
+                .unwrap_or_else(|| default_cache_dir(url).join("trainer"));
+            let (dir, config, resumed) = RunDir::open_store(store, &work, config, &lock)?;
+            (lock, dir, config, resumed)
+        }
+    };
     if let Some(tables) = &opts.tablebases {
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }
-    let mut run = open_run(dir, config, opts.interactive, Arc::clone(&opts.stop))?;
+    let mut run = open_run(
+        dir,
+        config,
+        opts.interactive,
+        Arc::clone(&opts.stop),
+        opts.selfplay,
+    )?;
     if let Some(warning) = lock.warning() {
         run.progress.line(&format!("warning: {warning}"));
         run.log(&format!("warning: {warning}"))?;
@@ -303,8 +454,13 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
     let stamp =
         |state: &mut RunState| state.seconds = seconds_before + clock.elapsed().as_secs_f64();
     let mut replay = ReplayBuffer::new();
-    ingest(&run, &mut replay)?;
+    rebuild_window(&run, &mut replay, &mut state)?;
     let mut last_checkpoint = None;
+    if run.dir.checkpoints()?.is_empty() {
+        // The starting network, published at once: self-play workers play with it.
+        last_checkpoint = Some(run.save(&trainer, &state)?);
+        run.dir.sync()?;
+    }
     let mut generations_run = 0;
     while !run.stopped() && opts.generations.is_none_or(|n| generations_run < n) {
         if state.training.is_none()
@@ -335,6 +491,7 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
             run.progress.line(&format!("warning: {warning}"));
             run.log(&format!("warning: {warning}"))?;
         }
+        run.dir.sync()?;
         generations_run += 1;
     }
     run.progress.finish();
@@ -344,6 +501,8 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         state.generation,
         trainer.steps()
     ))?;
+    run.dir.sync()?;
+    drop(lock);
     Ok(TrainSummary {
         generation: state.generation,
         steps: trainer.steps(),
@@ -353,47 +512,87 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
 }
 
 /// `fanorona selfplay`: play games for a run that a trainer (maybe on another machine sharing
-/// the directory) is training, with the newest checkpoint, as worker `worker`, until stopped.
+/// the directory or the store) is training, with the newest checkpoint, as worker `worker`,
+/// until stopped. `work_dir` is, for a run on a store, this process's local folder for it.
+///
+/// Failures to reach the store (after each request's own retries) are retried with backoff,
+/// 5 s doubling to a minute; ten in a row end the worker with the error.
 pub fn selfplay_worker(
-    run_dir: &Path,
+    run_dir: &RunLocation,
     worker: &str,
+    work_dir: Option<PathBuf>,
     stop: Arc<AtomicBool>,
     interactive: bool,
 ) -> Result<u64, TrainError> {
-    let (dir, config) = RunDir::open_existing(run_dir)?;
-    let mut run = open_run(dir, config, interactive, stop)?;
+    let work = match (run_dir, work_dir) {
+        (RunLocation::Store(url), None) => {
+            Some(default_cache_dir(url).join(format!("worker-{worker}")))
+        }
+        (_, work) => work,
+    };
+    let (dir, config) = RunDir::open_existing(run_dir, work.as_deref())?;
+    let mut run = open_run(dir, config, interactive, stop, true)?;
     let mut games = 0;
     let mut last_generation = None;
+    let mut failures = 0u32;
     while !run.stopped() {
-        let Some((trainer, state, path)) = run.load_latest()? else {
-            run.progress
-                .line("waiting for the trainer's first checkpoint...");
-            sleep_unless(&run, Duration::from_secs(5));
-            continue;
-        };
-        let generation = state.generation;
-        let (_, done) = run.dir.shards_written(generation, worker);
-        if done >= run.config.selfplay.games_per_generation as u64
-            || last_generation == Some((generation, trainer.steps())) && done > 0
-        {
-            // This generation's share is played: wait for the trainer to move on.
-            sleep_unless(&run, Duration::from_secs(5));
-            continue;
+        match worker_round(&mut run, worker, &mut last_generation) {
+            Ok(played) => {
+                games += played;
+                failures = 0;
+            }
+            Err(e) if run.dir.is_remote() && failures < 10 => {
+                failures += 1;
+                let wait = Duration::from_secs((5u64 << (failures - 1).min(4)).min(60));
+                run.progress.line(&format!(
+                    "worker {worker}: {e}; trying again in {} s ({failures} of 10)",
+                    wait.as_secs()
+                ));
+                sleep_unless(&run, wait);
+            }
+            Err(e) => return Err(e),
         }
-        run.progress.line(&format!(
-            "worker {worker}: generation {generation} with {}",
-            path.display()
-        ));
-        let net = SelfPlayNet {
-            model: run.selfplay_model(&trainer, &state)?,
-            steps: trainer.steps(),
-        };
-        let report = selfplay_generation(&mut run, generation, &net, worker)?;
-        games += report.games;
-        last_generation = Some((generation, trainer.steps()));
     }
     run.progress.finish();
     Ok(games)
+}
+
+/// One round of a worker: the newest checkpoint's generation played (its unplayed part), or a
+/// short wait for the trainer. Returns the games played.
+fn worker_round(
+    run: &mut Run,
+    worker: &str,
+    last_generation: &mut Option<(u64, u64)>,
+) -> Result<u64, TrainError> {
+    let Some((trainer, state, path)) = run.load_latest()? else {
+        run.progress
+            .line("waiting for the trainer's first checkpoint...");
+        sleep_unless(run, Duration::from_secs(5));
+        return Ok(0);
+    };
+    let generation = state.generation;
+    let (_, done) = run.dir.shards_written(generation, worker)?;
+    if done >= run.config.selfplay.games_per_generation as u64
+        || *last_generation == Some((generation, trainer.steps())) && done > 0
+    {
+        // This generation's share is played: wait for the trainer to move on.
+        sleep_unless(run, Duration::from_secs(2));
+        return Ok(0);
+    }
+    run.progress.line(&format!(
+        "worker {worker}: generation {generation} with {}",
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        )
+    ));
+    let net = SelfPlayNet {
+        model: run.selfplay_model(&trainer, &state)?,
+        steps: trainer.steps(),
+    };
+    let report = selfplay_generation(run, generation, &net, worker)?;
+    *last_generation = Some((generation, trainer.steps()));
+    Ok(report.games)
 }
 
 fn sleep_unless(run: &Run, total: Duration) {

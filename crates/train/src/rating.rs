@@ -332,7 +332,11 @@ pub fn rate_checkpoint(
     let mut against_best = None;
     if let Some(prev) = previous.filter(|&p| p != steps) {
         let name = format!("ckpt-{prev:09}");
-        match rate_against_checkpoint(run, &model, &run.dir.checkpoint_path(prev), &name, &how) {
+        let prev_path = run
+            .dir
+            .fetch_checkpoint(&run.dir.checkpoint_path(prev))?
+            .unwrap_or_else(|| run.dir.checkpoint_path(prev));
+        match rate_against_checkpoint(run, &model, &prev_path, &name, &how) {
             Ok(r) => {
                 against_best = Some(r.clone());
                 ratings.push(r);

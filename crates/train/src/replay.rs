@@ -51,6 +51,9 @@ pub enum ReplayError {
     /// A sample describes an impossible position.
     #[error("bad sample: {0}")]
     Sample(String),
+    /// The object store holding the run failed (after its retries).
+    #[error("{0}")]
+    Store(String),
 }
 
 /// How a self-play game ended.
@@ -218,18 +221,30 @@ fn bincode_config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
+fn shard_payload(shard: &Shard) -> Result<Vec<u8>, String> {
+    let mut payload = (shard.samples.len() as u64).to_le_bytes().to_vec();
+    let body = bincode::serde::encode_to_vec(shard, bincode_config()).map_err(|e| e.to_string())?;
+    payload.extend_from_slice(&body);
+    Ok(payload)
+}
+
 /// Write a shard atomically.
 pub fn write_shard(path: &Path, shard: &Shard) -> Result<(), ReplayError> {
-    let mut payload = (shard.samples.len() as u64).to_le_bytes().to_vec();
-    let body = bincode::serde::encode_to_vec(shard, bincode_config()).map_err(|e| {
-        ReplayError::Payload {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        }
+    let payload = shard_payload(shard).map_err(|message| ReplayError::Payload {
+        path: path.to_path_buf(),
+        message,
     })?;
-    payload.extend_from_slice(&body);
     container::write_atomic(path, &SHARD_MAGIC, SHARD_VERSION, &payload)?;
     Ok(())
+}
+
+/// A shard file's bytes, as [`write_shard`] writes them (for an object store).
+pub fn encode_shard(shard: &Shard) -> Result<Vec<u8>, ReplayError> {
+    let payload = shard_payload(shard).map_err(|message| ReplayError::Payload {
+        path: PathBuf::from("(shard in memory)"),
+        message,
+    })?;
+    Ok(container::encode(&SHARD_MAGIC, SHARD_VERSION, &payload))
 }
 
 /// Read and check a shard (format version 2, or version 1 whose samples have no search value).
@@ -474,6 +489,8 @@ pub struct ScanReport {
     pub games: Vec<GameSummary>,
     /// Shards skipped as unreadable, with the reason (each named once).
     pub skipped: Vec<String>,
+    /// The shards loaded, by name, with their game counts.
+    pub names: Vec<(String, u64)>,
 }
 
 impl ReplayBuffer {
@@ -495,26 +512,51 @@ impl ReplayBuffer {
     /// Load every shard in `dir` not loaded before, in file-name order. Unreadable shards
     /// are skipped and reported, never fatal; they are not retried.
     pub fn scan(&mut self, dir: &Path, keep_at_most: usize) -> ScanReport {
-        let mut report = ScanReport::default();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return report;
-        };
-        let mut names: Vec<String> = entries
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| n.ends_with(".shard") && !n.starts_with('.'))
-            .filter(|n| !self.loaded.contains(n))
             .collect();
+        self.load(names, |name| read_shard(&dir.join(name)), keep_at_most)
+    }
+
+    /// Whether shard `name` was loaded (or tried) already.
+    pub fn has_loaded(&self, name: &str) -> bool {
+        self.loaded.contains(name)
+    }
+
+    /// Load the shards `names` not loaded before, in name order, reading each with `read`.
+    /// Unreadable shards are skipped and reported, never fatal; they are not retried. The
+    /// report's `names` lists the shards loaded.
+    pub fn load(
+        &mut self,
+        mut names: Vec<String>,
+        mut read: impl FnMut(&str) -> Result<Shard, ReplayError>,
+        keep_at_most: usize,
+    ) -> ScanReport {
+        let mut report = ScanReport::default();
+        names.retain(|n| !self.loaded.contains(n));
         names.sort();
+        names.dedup();
         for name in names {
-            let path = dir.join(&name);
-            match read_shard(&path) {
+            match read(&name) {
                 Ok(shard) => {
                     report.shards += 1;
                     report.samples += shard.samples.len();
                     self.games += shard.games.len() as u64;
+                    report.names.push((name.clone(), shard.games.len() as u64));
                     report.games.extend(shard.games);
                     self.samples.extend(shard.samples);
+                }
+                // The store did not answer: not the shard's fault, so it is tried again at the
+                // next scan.
+                Err(ReplayError::Store(e)) => {
+                    report
+                        .skipped
+                        .push(format!("{name}: {e} (tried again later)"));
+                    continue;
                 }
                 Err(e) => report.skipped.push(e.to_string()),
             }

@@ -66,6 +66,13 @@ pub struct RunState {
     pub best: Option<u64>,
     /// Self-play games ingested.
     pub games_seen: u64,
+    /// The shards ingested so far, by name: on resume the window is rebuilt from these, and
+    /// any other shard is new (so each is counted once, whenever the trainer stopped).
+    #[serde(default)]
+    pub ingested: std::collections::BTreeSet<String>,
+    /// Games ingested from each self-play worker (by the worker name in the shard names).
+    #[serde(default)]
+    pub games_by_worker: std::collections::BTreeMap<String, u64>,
     /// Wall-clock seconds the run has been at work (self-play, training and rating, summed
     /// over every resume) when this state was saved: the time axis of a rating curve.
     #[serde(default)]
@@ -97,6 +104,8 @@ pub struct Run {
     pub stop: Arc<AtomicBool>,
     /// Endgame tables for self-play (`[tablebase]`), with their count of decided positions.
     pub tables: Option<Arc<fanorona_players::SearchTables>>,
+    /// Whether the trainer plays self-play games itself (`false`: it waits for workers').
+    pub local_selfplay: bool,
 }
 
 impl Run {
@@ -126,9 +135,11 @@ impl Run {
     /// Writes a checkpoint of `trainer` and `state`, then prunes old checkpoints (keeping the
     /// newest few, every rated one and the gating best).
     pub fn save(&self, trainer: &Trainer, state: &RunState) -> Result<PathBuf, TrainError> {
-        let path = self.dir.checkpoint_path(trainer.steps());
+        let path = self.dir.checkpoint_file(trainer.steps())?;
         let extra = serde_json::to_vec(state).map_err(|e| TrainError::State(e.to_string()))?;
         trainer.save_checkpoint(&path, &extra)?;
+        self.dir.publish_checkpoint(&path, trainer.steps())?;
+        let written = path;
         let mut protected: Vec<PathBuf> = state
             .rated
             .iter()
@@ -139,13 +150,17 @@ impl Run {
         }
         self.dir
             .prune_checkpoints(self.config.checkpoints.keep, &protected)?;
-        Ok(path)
+        Ok(written)
     }
 
     /// Loads the newest readable checkpoint of the run, falling back to older ones (a corrupt
     /// file is reported and skipped, never fatal while an older one exists).
     pub fn load_latest(&self) -> Result<Option<(Trainer, RunState, PathBuf)>, TrainError> {
-        for (_, path) in self.dir.checkpoints().into_iter().rev() {
+        for (_, path) in self.dir.checkpoints()?.into_iter().rev() {
+            // Pruned by the trainer since the listing: try the next.
+            let Some(path) = self.dir.fetch_checkpoint(&path)? else {
+                continue;
+            };
             match Trainer::load_checkpoint(&path, &self.device) {
                 Ok((trainer, extra)) => match serde_json::from_slice::<RunState>(&extra) {
                     Ok(state) => return Ok(Some((trainer, state, path))),
@@ -167,7 +182,11 @@ impl Run {
         state: &RunState,
     ) -> Result<fanorona_net::InferenceModel, TrainError> {
         if let Some(best) = state.best.filter(|&b| b != trainer.steps()) {
-            match Trainer::load_checkpoint(&self.dir.checkpoint_path(best), &self.device) {
+            let path = self
+                .dir
+                .fetch_checkpoint(&self.dir.checkpoint_path(best))?
+                .unwrap_or_else(|| self.dir.checkpoint_path(best));
+            match Trainer::load_checkpoint(&path, &self.device) {
                 Ok((best_trainer, _)) => return Ok(best_trainer.inference_model()),
                 Err(e) => self.say(&format!(
                     "warning: cannot load the best checkpoint ({e}); using the newest"

@@ -17,15 +17,23 @@
 //! machine sharing it can feed the same trainer. One trainer at a time: `fanorona train` takes
 //! the lock on `train.lock` ([`RunLock`]) before it reads or writes anything else, and the
 //! operating system releases it however the trainer ends; self-play workers take no lock.
+//!
+//! The run may also live on an object store (`s3://bucket/prefix`, see [`crate::store`]): the
+//! same layout as objects, a lease object (`train.lease`) instead of the file lock, and a local
+//! working folder per process holding the trainer's log and TensorBoard files (copied up after
+//! every generation) and a bounded cache of downloaded checkpoints and shards.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, TrainConfig};
+use crate::replay::{ReplayError, Shard};
+use crate::store::{Cache, Lease, RunLocation, StoreRun};
 
 /// Errors of the run directory.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +49,14 @@ pub enum RunDirError {
     /// The archived config is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// An object store request failed (after its retries).
+    #[error("{what}: {message}")]
+    Store {
+        /// The URL of the run or object.
+        what: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Something else is wrong with the directory.
     #[error("{0}")]
     Other(String),
@@ -66,17 +82,30 @@ pub struct RunMeta {
     pub command: Vec<String>,
 }
 
-/// A run directory.
+/// A run directory: a local folder, or a run on an object store with a local working folder.
 #[derive(Clone, Debug)]
 pub struct RunDir {
+    /// The run's folder, or for a run on a store this process's working folder for it.
     root: PathBuf,
+    remote: Option<Remote>,
 }
 
-/// The trainer's lock on a run directory: held while the value lives, released when it is
-/// dropped or the process ends in any way (the operating system's file lock on `train.lock`).
+/// The store side of a run on an object store.
+#[derive(Clone, Debug)]
+struct Remote {
+    run: Arc<StoreRun>,
+    cache: Cache,
+    /// Set when the trainer's lease was lost: nothing more may be written.
+    lease_lost: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// The trainer's hold on a run: for a local folder, the operating system's file lock on
+/// `train.lock` (released when the value is dropped or the process ends in any way); for a run
+/// on a store, a [`Lease`].
 #[derive(Debug)]
 pub struct RunLock {
-    _file: fs::File,
+    _file: Option<fs::File>,
+    lease: Option<Lease>,
     /// Set when the file system cannot lock files (some NFS mounts): no lock is held.
     unsupported: Option<String>,
 }
@@ -84,6 +113,64 @@ pub struct RunLock {
 /// Highest step count a checkpoint's name may carry: names beyond it (which no run reaches:
 /// a million steps a day for 2,700 years) are ignored rather than taken as the newest.
 pub const MAX_CHECKPOINT_STEPS: u64 = 999_999_999_999;
+
+/// The checkpoints of the run at `url` on a store, oldest first, each downloaded into this
+/// process's cache (under `work`, default [`crate::store::default_cache_dir`]`/reader`) and
+/// readable at the path given (for `fanorona rate` and `fanorona export`).
+pub fn fetch_checkpoints(
+    url: &str,
+    work: Option<&Path>,
+) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
+    fetch_some_checkpoints(url, work, |_| true)
+}
+
+/// Like [`fetch_checkpoints`], downloading only the checkpoint after `steps` steps (the
+/// newest when `None`).
+pub fn fetch_checkpoint_of(
+    url: &str,
+    work: Option<&Path>,
+    steps: Option<u64>,
+) -> Result<(u64, PathBuf), RunDirError> {
+    let work = work
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| crate::store::default_cache_dir(url).join("reader"));
+    let (dir, _) = RunDir::open_existing(&RunLocation::Store(url.to_string()), Some(&work))?;
+    let all = dir.checkpoints()?;
+    let wanted = match steps {
+        Some(n) => all.iter().find(|(s, _)| *s == n).map(|(s, _)| *s),
+        None => all.last().map(|(s, _)| *s),
+    };
+    let mut found = fetch_some_checkpoints(url, Some(&work), |s| Some(s) == wanted)?;
+    found
+        .pop()
+        .ok_or_else(|| RunDirError::Other(format!("{url}: no checkpoint after {steps:?} steps")))
+}
+
+fn fetch_some_checkpoints(
+    url: &str,
+    work: Option<&Path>,
+    wanted: impl Fn(u64) -> bool,
+) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
+    let work = work
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| crate::store::default_cache_dir(url).join("reader"));
+    let (dir, _) = RunDir::open_existing(&RunLocation::Store(url.to_string()), Some(&work))?;
+    let mut out = Vec::new();
+    for (steps, path) in dir.checkpoints()? {
+        if !wanted(steps) {
+            continue;
+        }
+        if let Some(path) = dir.fetch_checkpoint(&path)? {
+            out.push((steps, path));
+        }
+    }
+    if out.is_empty() {
+        return Err(RunDirError::Other(format!(
+            "{url}: no such checkpoint (the run has none yet, or not that one)"
+        )));
+    }
+    Ok(out)
+}
 
 impl RunLock {
     /// The file holding the lock.
@@ -123,7 +210,8 @@ impl RunLock {
                 if e.kind() == std::io::ErrorKind::Unsupported || e.raw_os_error() == Some(37) =>
             {
                 return Ok(RunLock {
-                    _file: file,
+                    _file: Some(file),
+                    lease: None,
                     unsupported: Some(format!(
                         "{} cannot be locked ({e}): make sure no other trainer runs on {}",
                         path.display(),
@@ -139,7 +227,17 @@ impl RunLock {
             .and_then(|()| file.write_all(pid.as_bytes()))
             .map_err(io(&path))?;
         Ok(RunLock {
-            _file: file,
+            _file: Some(file),
+            lease: None,
+            unsupported: None,
+        })
+    }
+
+    /// Takes the trainer's lease on a run on a store (see [`Lease`]).
+    pub fn acquire_lease(run: Arc<StoreRun>) -> Result<RunLock, RunDirError> {
+        Ok(RunLock {
+            _file: None,
+            lease: Some(Lease::acquire(run)?),
             unsupported: None,
         })
     }
@@ -178,6 +276,7 @@ impl RunDir {
     ) -> Result<(RunDir, TrainConfig, bool), RunDirError> {
         let dir = RunDir {
             root: root.to_path_buf(),
+            remote: None,
         };
         let archived = dir.config_path();
         if archived.exists() {
@@ -195,13 +294,83 @@ impl RunDir {
                 root.display()
             )));
         }
+        dir.create_layout()?;
+        dir.write_new_run_files(config)?;
+        Ok((dir, config.clone(), false))
+    }
+
+    /// Open the run on a store that `run` reaches, for its trainer holding `lock` (a lease),
+    /// with `work` as this process's local folder for it: like [`RunDir::open`].
+    pub fn open_store(
+        run: Arc<StoreRun>,
+        work: &Path,
+        config: &TrainConfig,
+        lock: &RunLock,
+    ) -> Result<(RunDir, TrainConfig, bool), RunDirError> {
+        let lease_lost = lock.lease.as_ref().map(Lease::lost_flag);
+        let dir = RunDir {
+            root: work.to_path_buf(),
+            remote: Some(Remote {
+                cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
+                run: Arc::clone(&run),
+                lease_lost,
+            }),
+        };
+        if let Some((bytes, _)) = run.get("config.toml")? {
+            dir.create_layout()?;
+            write_atomic(&dir.config_path(), &bytes)?;
+            let used = TrainConfig::load(&dir.config_path())?;
+            // The log and ratings go on where the store's copies end.
+            for name in ["train.log", "ratings.csv"] {
+                match run.get(name)? {
+                    Some((bytes, _)) => write_atomic(&dir.root.join(name), &bytes)?,
+                    None => {
+                        let _ = fs::remove_file(dir.root.join(name));
+                    }
+                }
+            }
+            return Ok((dir, used, true));
+        }
+        let other = run
+            .list("")?
+            .into_iter()
+            .any(|(name, _)| name != Lease::OBJECT);
+        if other {
+            return Err(RunDirError::Other(format!(
+                "{} holds objects but no config.toml: not a run; choose another --run-dir",
+                run.url()
+            )));
+        }
+        // A new run: whatever an earlier run at this URL left in the working folder goes.
+        if work.exists() {
+            fs::remove_dir_all(work).map_err(io(work))?;
+        }
+        dir.create_layout()?;
+        dir.write_new_run_files(config)?;
+        let meta = fs::read(dir.root.join("meta.json")).map_err(io(&dir.root))?;
+        run.put("meta.json", meta)?;
+        let text = fs::read(dir.config_path()).map_err(io(&dir.root))?;
+        if !run.create("config.toml", text)? {
+            return Err(RunDirError::Other(format!(
+                "{}: another trainer created this run at the same moment",
+                run.url()
+            )));
+        }
+        Ok((dir, config.clone(), false))
+    }
+
+    fn create_layout(&self) -> Result<(), RunDirError> {
         for sub in [
-            dir.selfplay_dir(),
-            dir.checkpoint_dir(),
-            dir.tensorboard_dir(),
+            self.selfplay_dir(),
+            self.checkpoint_dir(),
+            self.tensorboard_dir(),
         ] {
             fs::create_dir_all(&sub).map_err(io(&sub))?;
         }
+        Ok(())
+    }
+
+    fn write_new_run_files(&self, config: &TrainConfig) -> Result<(), RunDirError> {
         let meta = RunMeta {
             program_version: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: git_revision().to_string(),
@@ -212,24 +381,52 @@ impl RunDir {
         };
         let meta_json = serde_json::to_string_pretty(&meta)
             .map_err(|e| RunDirError::Other(format!("cannot write meta.json: {e}")))?;
-        write_atomic(&dir.root.join("meta.json"), meta_json.as_bytes())?;
+        write_atomic(&self.root.join("meta.json"), meta_json.as_bytes())?;
         let text = format!(
             "# The config of this run. On resume this file is used; edit it here to change settings.\n{}",
             config.to_toml()?
         );
-        write_atomic(&archived, text.as_bytes())?;
-        Ok((dir, config.clone(), false))
+        write_atomic(&self.config_path(), text.as_bytes())
     }
 
-    /// Open an existing run (for `fanorona selfplay`), reading its config.
-    pub fn open_existing(root: &Path) -> Result<(RunDir, TrainConfig), RunDirError> {
-        let dir = RunDir {
-            root: root.to_path_buf(),
+    /// Open an existing run (for `fanorona selfplay`), reading its config; for a run on a
+    /// store, `work` is this process's local folder for it.
+    pub fn open_existing(
+        location: &RunLocation,
+        work: Option<&Path>,
+    ) -> Result<(RunDir, TrainConfig), RunDirError> {
+        let dir = match location {
+            RunLocation::Local(root) => RunDir {
+                root: root.clone(),
+                remote: None,
+            },
+            RunLocation::Store(url) => {
+                let run = Arc::new(StoreRun::open(url)?);
+                let work = work
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| crate::store::default_cache_dir(url));
+                let dir = RunDir {
+                    remote: Some(Remote {
+                        cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
+                        run: Arc::clone(&run),
+                        lease_lost: None,
+                    }),
+                    root: work,
+                };
+                let Some((bytes, _)) = run.get("config.toml")? else {
+                    return Err(RunDirError::Other(format!(
+                        "{url} is not a run (no config.toml); start one with `fanorona train`"
+                    )));
+                };
+                fs::create_dir_all(&dir.root).map_err(io(&dir.root))?;
+                write_atomic(&dir.config_path(), &bytes)?;
+                dir
+            }
         };
         if !dir.config_path().exists() {
             return Err(RunDirError::Other(format!(
                 "{} is not a run directory (no config.toml); start one with `fanorona train`",
-                root.display()
+                dir.root.display()
             )));
         }
         let config = TrainConfig::load(&dir.config_path())?;
@@ -269,9 +466,67 @@ impl RunDir {
         }
     }
 
-    /// The run's root folder.
+    /// The run's folder; for a run on a store, this process's working folder for it.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Where the run is, for messages: its folder or its URL.
+    pub fn location(&self) -> String {
+        match &self.remote {
+            Some(remote) => remote.run.url().to_string(),
+            None => self.root.display().to_string(),
+        }
+    }
+
+    /// Whether the run is on an object store.
+    pub fn is_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Refuses to write when the trainer's lease on a store was lost.
+    fn check_lease(&self) -> Result<(), RunDirError> {
+        let lost = self
+            .remote
+            .as_ref()
+            .and_then(|r| r.lease_lost.as_ref())
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
+        if lost {
+            return Err(RunDirError::Other(format!(
+                "{}: this trainer's lease ({}) expired and was taken by another trainer; \
+                 stopping without writing (the other trainer owns the run now)",
+                self.location(),
+                Lease::OBJECT
+            )));
+        }
+        Ok(())
+    }
+
+    /// Copies the trainer's log, ratings and TensorBoard files up to the store (nothing to do
+    /// for a local run).
+    pub fn sync(&self) -> Result<(), RunDirError> {
+        let Some(remote) = &self.remote else {
+            return Ok(());
+        };
+        self.check_lease()?;
+        for name in ["train.log", "ratings.csv"] {
+            if let Ok(bytes) = fs::read(self.root.join(name)) {
+                remote.run.put(name, bytes)?;
+            }
+        }
+        for entry in fs::read_dir(self.tensorboard_dir())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !entry.path().is_file() {
+                continue;
+            }
+            let bytes = fs::read(entry.path()).map_err(io(&entry.path()))?;
+            remote.run.put(&format!("tensorboard/{name}"), bytes)?;
+        }
+        Ok(())
     }
 
     /// `config.toml`.
@@ -318,33 +573,105 @@ impl RunDir {
         self.checkpoint_dir().join(format!("ckpt-{steps:09}.ckpt"))
     }
 
-    /// Checkpoints on disk, oldest first, with their step counts.
-    pub fn checkpoints(&self) -> Vec<(u64, PathBuf)> {
-        let mut out: Vec<(u64, PathBuf)> = fs::read_dir(self.checkpoint_dir())
+    /// Checkpoints of the run, oldest first, with their step counts (for a run on a store,
+    /// the paths they have once fetched with [`RunDir::fetch_checkpoint`]).
+    pub fn checkpoints(&self) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
+        let names = self.names_in("checkpoints")?;
+        let mut out: Vec<(u64, PathBuf)> = names
             .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
+            .filter_map(|name| {
                 let steps: u64 = name
                     .strip_prefix("ckpt-")?
                     .strip_suffix(".ckpt")?
                     .parse()
                     .ok()?;
-                (steps <= MAX_CHECKPOINT_STEPS).then(|| (steps, e.path()))
+                (steps <= MAX_CHECKPOINT_STEPS).then(|| (steps, self.checkpoint_dir().join(name)))
             })
             .collect();
         out.sort();
-        out
+        Ok(out)
+    }
+
+    /// The names of the files (objects) in folder `sub` of the run.
+    fn names_in(&self, sub: &str) -> Result<Vec<String>, RunDirError> {
+        Ok(match &self.remote {
+            Some(remote) => remote
+                .run
+                .list(sub)?
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect(),
+            None => fs::read_dir(self.root.join(sub))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+        })
+    }
+
+    fn object_name(&self, path: &Path) -> Result<String, RunDirError> {
+        path.strip_prefix(&self.root)
+            .ok()
+            .and_then(|rel| rel.to_str())
+            .map(|rel| rel.replace('\\', "/"))
+            .ok_or_else(|| {
+                RunDirError::Other(format!("{} is not in the run's folder", path.display()))
+            })
+    }
+
+    /// Makes the checkpoint at `path` (a path from [`RunDir::checkpoints`]) readable there:
+    /// for a run on a store, downloads it into the cache unless it is there already. Returns
+    /// the path to read (`None`: it is gone).
+    pub fn fetch_checkpoint(&self, path: &Path) -> Result<Option<PathBuf>, RunDirError> {
+        let Some(remote) = &self.remote else {
+            return Ok(path.exists().then(|| path.to_path_buf()));
+        };
+        let name = self.object_name(path)?;
+        remote
+            .cache
+            .get_or_fetch(&name, || Ok(remote.run.get(&name)?.map(|(bytes, _)| bytes)))
+    }
+
+    /// The file a new checkpoint is written to before [`RunDir::publish_checkpoint`].
+    pub fn checkpoint_file(&self, steps: u64) -> Result<PathBuf, RunDirError> {
+        match &self.remote {
+            Some(remote) => remote
+                .cache
+                .prepare(&format!("checkpoints/ckpt-{steps:09}.ckpt")),
+            None => Ok(self.checkpoint_path(steps)),
+        }
+    }
+
+    /// Publishes the checkpoint just written at `file` (from [`RunDir::checkpoint_file`]): for
+    /// a run on a store, puts it whole (readers see the old listing or the complete object).
+    pub fn publish_checkpoint(&self, file: &Path, steps: u64) -> Result<(), RunDirError> {
+        let Some(remote) = &self.remote else {
+            return Ok(());
+        };
+        self.check_lease()?;
+        let bytes = fs::read(file).map_err(io(file))?;
+        remote
+            .run
+            .put(&format!("checkpoints/ckpt-{steps:09}.ckpt"), bytes)?;
+        remote.cache.written(file);
+        Ok(())
     }
 
     /// Delete old checkpoints: keep the newest `keep` and every one in `protected`. A file
     /// already gone (another process pruned it) is no error.
     pub fn prune_checkpoints(&self, keep: usize, protected: &[PathBuf]) -> Result<(), RunDirError> {
-        let all = self.checkpoints();
+        let all = self.checkpoints()?;
         let cut = all.len().saturating_sub(keep);
         for (_, path) in &all[..cut] {
             if protected.contains(path) {
+                continue;
+            }
+            if let Some(remote) = &self.remote {
+                self.check_lease()?;
+                let name = self.object_name(path)?;
+                remote.run.delete(&name)?;
+                remote.cache.remove(&name);
                 continue;
             }
             match fs::remove_file(path) {
@@ -357,28 +684,103 @@ impl RunDir {
 
     /// The shard file name for the `seq`-th shard of `generation` written by `worker`,
     /// holding `games` games.
-    pub fn shard_path(&self, generation: u64, worker: &str, seq: u64, games: u64) -> PathBuf {
-        self.selfplay_dir().join(format!(
-            "sp-g{generation:06}-{worker}-{seq:05}-n{games:04}.shard"
-        ))
+    pub fn shard_name(generation: u64, worker: &str, seq: u64, games: u64) -> String {
+        format!("sp-g{generation:06}-{worker}-{seq:05}-n{games:04}.shard")
     }
 
-    /// Shards and games of `generation` by `worker` already on disk (from the shard names).
-    pub fn shards_written(&self, generation: u64, worker: &str) -> (u64, u64) {
+    /// The path of a shard of a local run (see [`RunDir::shard_name`]).
+    pub fn shard_path(&self, generation: u64, worker: &str, seq: u64, games: u64) -> PathBuf {
+        self.selfplay_dir()
+            .join(Self::shard_name(generation, worker, seq, games))
+    }
+
+    /// The names of the run's shards, in name order.
+    pub fn shard_names(&self) -> Result<Vec<String>, RunDirError> {
+        let mut names = self.names_in("selfplay")?;
+        names.retain(|n| n.ends_with(".shard") && !n.starts_with('.'));
+        names.sort();
+        Ok(names)
+    }
+
+    /// Reads shard `name` (fetched into the cache first for a run on a store).
+    pub fn read_shard(&self, name: &str) -> Result<Shard, ReplayError> {
+        let path = match &self.remote {
+            None => self.selfplay_dir().join(name),
+            Some(remote) => {
+                let object = format!("selfplay/{name}");
+                let fetched = remote
+                    .cache
+                    .get_or_fetch(&object, || {
+                        Ok(remote.run.get(&object)?.map(|(bytes, _)| bytes))
+                    })
+                    .map_err(|e| ReplayError::Store(e.to_string()))?;
+                fetched
+                    .ok_or_else(|| ReplayError::Store(format!("{object}: gone from the store")))?
+            }
+        };
+        crate::replay::read_shard(&path)
+    }
+
+    /// Writes a shard of `generation` by `worker` with sequence number at least `seq`: the
+    /// name taken (a shard's name is never reused: on a store it is created only if absent,
+    /// and a name already taken by other content moves on to the next number). On a store,
+    /// network failures are retried with backoff for a few minutes. Returns the sequence
+    /// number used.
+    pub fn write_shard(
+        &self,
+        generation: u64,
+        worker: &str,
+        seq: u64,
+        shard: &Shard,
+    ) -> Result<u64, ReplayError> {
+        let games = shard.games.len() as u64;
+        let Some(remote) = &self.remote else {
+            crate::replay::write_shard(&self.shard_path(generation, worker, seq, games), shard)?;
+            return Ok(seq);
+        };
+        let bytes = crate::replay::encode_shard(shard)?;
+        let mut seq = seq;
+        let mut failures = 0u32;
+        loop {
+            let name = format!(
+                "selfplay/{}",
+                Self::shard_name(generation, worker, seq, games)
+            );
+            let outcome = remote.run.create(&name, bytes.clone()).and_then(|created| {
+                if created {
+                    return Ok(true);
+                }
+                // Taken: by this very shard when an earlier try's answer was lost, else by
+                // another writer of the same name.
+                Ok(remote.run.get(&name)?.is_some_and(|(b, _)| b == bytes))
+            });
+            match outcome {
+                Ok(true) => return Ok(seq),
+                Ok(false) => seq += 1,
+                Err(e) => {
+                    failures += 1;
+                    if failures > 5 {
+                        return Err(ReplayError::Store(e.to_string()));
+                    }
+                    std::thread::sleep(Duration::from_secs(2u64 << failures));
+                }
+            }
+        }
+    }
+
+    /// Shards and games of `generation` by `worker` already written (from the shard names).
+    pub fn shards_written(&self, generation: u64, worker: &str) -> Result<(u64, u64), RunDirError> {
         let prefix = format!("sp-g{generation:06}-{worker}-");
-        fs::read_dir(self.selfplay_dir())
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let rest = name
-                    .strip_prefix(&prefix)?
-                    .strip_suffix(".shard")?
-                    .to_string();
-                let (_, games) = rest.split_once("-n")?;
-                games.parse::<u64>().ok()
+        Ok(self
+            .shard_names()?
+            .iter()
+            .filter_map(|name| {
+                let rest = name.strip_prefix(&prefix)?.strip_suffix(".shard")?;
+                let (seq, games) = rest.split_once("-n")?;
+                Some((seq.parse::<u64>().ok()?, games.parse::<u64>().ok()?))
             })
-            .fold((0, 0), |(shards, games), n| (shards + 1, games + n))
+            .fold((0, 0), |(next, games), (seq, n)| {
+                (next.max(seq + 1), games + n)
+            }))
     }
 }

@@ -12,7 +12,7 @@ use fanorona_net::{InferenceModel, InferenceService, NetEvaluator};
 
 use crate::config::TrainConfig;
 use crate::metrics::Metrics;
-use crate::replay::{GameEnd, GameSummary, Shard, write_shard};
+use crate::replay::{GameEnd, GameSummary, Shard};
 use crate::run::{Run, TrainError};
 use crate::rundir::RunDir;
 use crate::selfplay::{FinishedGame, SelfPlaySettings, play};
@@ -120,12 +120,10 @@ impl ShardWriter<'_> {
             games: self.pending.iter().map(|g| g.summary.clone()).collect(),
             network_steps: self.network_steps,
         };
-        let games = self.pending.len() as u64;
-        let path = self
+        let used = self
             .dir
-            .shard_path(self.generation, self.worker, self.next_shard, games);
-        write_shard(&path, &shard)?;
-        self.next_shard += 1;
+            .write_shard(self.generation, self.worker, self.next_shard, &shard)?;
+        self.next_shard = used + 1;
         self.pending.clear();
         Ok(())
     }
@@ -150,7 +148,7 @@ pub fn selfplay_generation(
 ) -> Result<SelfPlayReport, TrainError> {
     let config = &run.config;
     let per_generation = config.selfplay.games_per_generation as u64;
-    let (shards, done) = run.dir.shards_written(generation, worker);
+    let (shards, done) = run.dir.shards_written(generation, worker)?;
     let remaining = per_generation.saturating_sub(done);
     if remaining == 0 {
         return Ok(SelfPlayReport::default());

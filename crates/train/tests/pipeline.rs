@@ -20,7 +20,9 @@ fn temp_dir(name: &str) -> TempDir {
 
 fn options(dir: &Path, generations: u64) -> TrainOptions {
     TrainOptions {
-        run_dir: dir.to_path_buf(),
+        run_dir: dir.to_path_buf().into(),
+        work_dir: None,
+        selfplay: true,
         generations: Some(generations),
         interactive: false,
         stop: Arc::new(AtomicBool::new(false)),

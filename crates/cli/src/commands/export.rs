@@ -10,7 +10,15 @@ use fanorona_net::{ExportMeta, export, load_exported};
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// A checkpoint written by `fanorona train` (`runs/<name>/checkpoints/ckpt-*.ckpt`).
-    pub checkpoint: PathBuf,
+    #[arg(required_unless_present = "run_dir", conflicts_with = "run_dir")]
+    pub checkpoint: Option<PathBuf>,
+    /// Instead of a checkpoint file: the newest checkpoint of this run (a folder, or the URL
+    /// of a run on an object store such as `s3://bucket/prefix`).
+    #[arg(long, value_name = "DIR|URL")]
+    pub run_dir: Option<String>,
+    /// With --run-dir: the checkpoint after this many optimiser steps instead of the newest.
+    #[arg(long, value_name = "N", requires = "run_dir")]
+    pub steps: Option<u64>,
     /// Where to write the model file (by convention `*.fnm`).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
@@ -29,8 +37,13 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         label: args.label.clone(),
         ..ExportMeta::default()
     };
-    let written = export(&args.checkpoint, &args.out, &meta)
-        .with_context(|| format!("exporting {}", args.checkpoint.display()))?;
+    let checkpoint = match (&args.checkpoint, &args.run_dir) {
+        (Some(path), _) => path.clone(),
+        (None, Some(run)) => run_checkpoint(run, args.steps)?,
+        (None, None) => anyhow::bail!("give a checkpoint file or --run-dir"),
+    };
+    let written = export(&checkpoint, &args.out, &meta)
+        .with_context(|| format!("exporting {}", checkpoint.display()))?;
     // Read it back: what was written must load, or the export failed.
     let (model, _) = load_exported(&args.out).context("reading the exported model back")?;
     let cfg = model.config();
@@ -42,4 +55,32 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         written.training_steps
     );
     Ok(())
+}
+
+/// The checkpoint of run `run` (folder or store URL) after `steps` steps, or its newest.
+fn run_checkpoint(run: &str, steps: Option<u64>) -> Result<PathBuf> {
+    let all = match fanorona_train::RunLocation::parse(run) {
+        fanorona_train::RunLocation::Local(dir) => {
+            let dir = fanorona_train::RunDir::open_existing(
+                &fanorona_train::RunLocation::Local(dir),
+                None,
+            )
+            .map(|(d, _)| d)
+            .with_context(|| format!("--run-dir {run}"))?;
+            dir.checkpoints()?
+        }
+        fanorona_train::RunLocation::Store(url) => {
+            let (_, path) = fanorona_train::rundir::fetch_checkpoint_of(&url, None, steps)
+                .with_context(|| format!("--run-dir {url}"))?;
+            return Ok(path);
+        }
+    };
+    let found = match steps {
+        Some(n) => all.into_iter().find(|(s, _)| *s == n),
+        None => all.into_iter().next_back(),
+    };
+    found.map(|(_, path)| path).with_context(|| match steps {
+        Some(n) => format!("--run-dir {run}: no checkpoint after {n} steps"),
+        None => format!("--run-dir {run}: no checkpoints"),
+    })
 }

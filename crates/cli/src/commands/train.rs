@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_train::{TrainConfig, TrainOptions, selfplay_worker, train};
+use fanorona_train::{RunLocation, TrainConfig, TrainOptions, selfplay_worker, train};
 
 /// Arguments of `fanorona train`.
 #[derive(Args, Debug)]
@@ -15,9 +15,20 @@ pub struct TrainArgs {
     /// The training config (see configs/*.toml).
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
-    /// The run directory (default: runs/<name from the config>). An existing run is resumed.
+    /// The run directory (default: runs/<name from the config>), or an object-store URL
+    /// (`s3://bucket/prefix`, `gs://...`, `az://...`, `file:///...`; credentials and endpoint
+    /// from the environment, e.g. AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL). An existing run is
+    /// resumed.
+    #[arg(long, value_name = "DIR|URL")]
+    pub run_dir: Option<String>,
+    /// For a run on a store: this process's local folder for it (its log, TensorBoard files
+    /// and a bounded cache; default under ~/.cache/fanorona).
     #[arg(long, value_name = "DIR")]
-    pub run_dir: Option<PathBuf>,
+    pub work_dir: Option<PathBuf>,
+    /// Play no self-play games here: wait for `fanorona selfplay` workers' games instead
+    /// (selfplay.games_per_generation of them a generation).
+    #[arg(long)]
+    pub no_selfplay: bool,
     /// Stop after this many generations (default: run until interrupted with Ctrl-C).
     #[arg(long, value_name = "N")]
     pub generations: Option<u64>,
@@ -30,12 +41,17 @@ pub struct TrainArgs {
 /// Arguments of `fanorona selfplay`.
 #[derive(Args, Debug)]
 pub struct SelfPlayArgs {
-    /// A run directory created by `fanorona train` (possibly shared with another machine).
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
+    /// A run directory created by `fanorona train` (possibly shared with another machine), or
+    /// the object-store URL of one (`s3://bucket/prefix`).
+    #[arg(long, value_name = "DIR|URL")]
+    pub run_dir: String,
     /// This worker's name in shard file names (default: host name and process id).
     #[arg(long)]
     pub worker: Option<String>,
+    /// For a run on a store: this process's local folder for it (a bounded cache of
+    /// downloaded checkpoints; default under ~/.cache/fanorona).
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
 }
 
 /// A flag set by the first Ctrl-C; a second one exits at once.
@@ -58,22 +74,23 @@ fn stop_flag() -> Arc<AtomicBool> {
 /// Run `fanorona train`.
 pub fn run_train(args: &TrainArgs) -> Result<()> {
     let config = TrainConfig::load(&args.config)?;
-    let run_dir = args
-        .run_dir
-        .clone()
-        .unwrap_or_else(|| Path::new("runs").join(&config.name));
+    let run_dir = match &args.run_dir {
+        Some(text) => RunLocation::parse(text),
+        None => RunLocation::Local(Path::new("runs").join(&config.name)),
+    };
     let options = TrainOptions {
         run_dir: run_dir.clone(),
+        work_dir: args.work_dir.clone(),
+        selfplay: !args.no_selfplay,
         generations: args.generations,
         interactive: std::io::stderr().is_terminal(),
         stop: stop_flag(),
         tablebases: args.tablebases.clone(),
     };
-    let summary =
-        train(&config, &options).with_context(|| format!("training in {}", run_dir.display()))?;
+    let summary = train(&config, &options).with_context(|| format!("training in {run_dir}"))?;
     println!(
         "run {}: generation {}, {} optimiser steps{}",
-        run_dir.display(),
+        run_dir,
         summary.generation,
         summary.steps,
         summary
@@ -95,24 +112,26 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         "--worker must be letters, digits or '_' (it becomes part of file names), got {worker:?}"
     );
     let games = selfplay_worker(
-        &args.run_dir,
+        &RunLocation::parse(&args.run_dir),
         &worker,
+        args.work_dir.clone(),
         stop_flag(),
         std::io::stderr().is_terminal(),
     )
-    .with_context(|| format!("self-play for {}", args.run_dir.display()))?;
+    .with_context(|| format!("self-play for {}", args.run_dir))?;
     println!("worker {worker}: {games} games");
     Ok(())
 }
 
 fn default_worker_name() -> String {
     let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-    let host: String = host
+    // The tail of the host name: a Kubernetes pod's name ends in its unique part.
+    let host: Vec<char> = host
         .trim()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
-        .take(16)
         .collect();
+    let host: String = host[host.len().saturating_sub(16)..].iter().collect();
     format!(
         "{}{}",
         if host.is_empty() {

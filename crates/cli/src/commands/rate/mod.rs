@@ -49,6 +49,7 @@ use fanorona_players::games_file::GamesHeader;
 use fanorona_players::rating::{Fit, FitOptions, Pairing, fit};
 use fanorona_players::tables::Tables;
 use fanorona_players::{Player, PlayerSpec};
+use fanorona_train::RunLocation;
 use serde::Serialize;
 
 use super::pit::budget_ms;
@@ -80,9 +81,10 @@ pub struct RateArgs {
     /// Games per pairing (1 to 100000).
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub games: u32,
-    /// Also rate every checkpoint of this training run (and keep the games in it).
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: Option<PathBuf>,
+    /// Also rate every checkpoint of this training run (and keep the games in it): a folder,
+    /// or the URL of a run on an object store (its checkpoints are downloaded first).
+    #[arg(long, value_name = "DIR|URL")]
+    pub run_dir: Option<String>,
     /// Folder of stored games (default: `<run-dir>/rating-games`, else `rating-games`).
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
@@ -154,9 +156,12 @@ pub fn run(args: &RateArgs) -> Result<()> {
     if entrants.len() < 2 {
         bail!("nothing to rate: give players, --run-dir or --panel members");
     }
-    let store_dir = match (&args.store, &args.run_dir) {
+    let store_dir = match (&args.store, args.run_dir.as_deref().map(RunLocation::parse)) {
         (Some(dir), _) => dir.clone(),
-        (None, Some(run)) => run.join("rating-games"),
+        (None, Some(RunLocation::Local(run))) => run.join("rating-games"),
+        (None, Some(RunLocation::Store(url))) => {
+            fanorona_train::store::default_cache_dir(&url).join("rating-games")
+        }
         (None, None) => PathBuf::from("rating-games"),
     };
     let store = Store::open(&store_dir)?;
@@ -318,7 +323,12 @@ fn entrants(args: &RateArgs, control: TimeControl) -> Result<Vec<Entrant>> {
         add(e, &mut list);
     }
     if let Some(run) = &args.run_dir {
-        for (steps, path) in run_checkpoints(run)? {
+        let checkpoints = match RunLocation::parse(run) {
+            RunLocation::Local(dir) => run_checkpoints(&dir)?,
+            RunLocation::Store(url) => fanorona_train::rundir::fetch_checkpoints(&url, None)
+                .with_context(|| format!("--run-dir {url}"))?,
+        };
+        for (steps, path) in checkpoints {
             let mut e = entrant(&format!("net:path={}", path.display()), control, false)?;
             e.label = format!("ckpt-{steps}");
             e.steps = Some(steps);
@@ -712,7 +722,7 @@ impl Report {
 }
 
 /// The chart of the run's checkpoints against training time, the panel as reference lines.
-fn write_plot(path: &Path, run: Option<&Path>, rows: &[Row], entrants: &[Entrant]) -> Result<()> {
+fn write_plot(path: &Path, run: Option<&str>, rows: &[Row], entrants: &[Entrant]) -> Result<()> {
     let mut points: Vec<(u64, CurvePoint)> = rows
         .iter()
         .filter_map(|r| {
@@ -746,7 +756,7 @@ fn write_plot(path: &Path, run: Option<&Path>, rows: &[Row], entrants: &[Entrant
         .collect();
     let title = format!(
         "Elo over training time: {}",
-        run.map_or(String::new(), |r| r.display().to_string())
+        run.map_or(String::new(), str::to_string)
     );
     let text = plot::svg(&title, &points, &references);
     fanorona_data::write_atomic(path, text.as_bytes())
