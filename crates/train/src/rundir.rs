@@ -341,9 +341,28 @@ impl RunDir {
                 run.url()
             )));
         }
-        // A new run: whatever an earlier run at this URL left in the working folder goes.
-        if work.exists() {
-            fs::remove_dir_all(work).map_err(io(work))?;
+        // A new run: what an earlier run at this URL left in the working folder goes (only
+        // the run's own entries: the folder may be one the user chose with --work-dir).
+        for entry in [
+            "config.toml",
+            "meta.json",
+            "train.log",
+            "ratings.csv",
+            "tensorboard",
+            "cache",
+            "checkpoints",
+            "selfplay",
+        ] {
+            let path = work.join(entry);
+            let gone = if path.is_dir() {
+                fs::remove_dir_all(&path)
+            } else {
+                fs::remove_file(&path)
+            };
+            match gone {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&path)(e)),
+                _ => {}
+            }
         }
         dir.create_layout()?;
         dir.write_new_run_files(config)?;

@@ -766,6 +766,35 @@ mod tests {
     }
 
     #[test]
+    fn a_new_run_clears_only_its_own_entries_from_a_chosen_work_folder() {
+        let work = std::env::temp_dir().join(format!("fanorona-work-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(work.join("cache/selfplay")).unwrap();
+        std::fs::write(work.join("notes.txt"), "mine").unwrap();
+        std::fs::write(work.join("train.log"), "an old run").unwrap();
+        std::fs::write(work.join("cache/selfplay/old.shard"), "old").unwrap();
+        let config = crate::TrainConfig::load(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../configs/tiny.toml")
+                .as_ref(),
+        )
+        .unwrap();
+        let run = Arc::new(StoreRun::open("memory:///").unwrap());
+        let lock = crate::RunLock::acquire_lease(Arc::clone(&run)).unwrap();
+        let (_, _, resumed) =
+            crate::RunDir::open_store(Arc::clone(&run), &work, &config, &lock).unwrap();
+        assert!(!resumed);
+        assert_eq!(
+            std::fs::read_to_string(work.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        assert!(!work.join("train.log").exists());
+        assert!(!work.join("cache/selfplay/old.shard").exists());
+        assert!(run.exists("config.toml").unwrap() && run.exists("meta.json").unwrap());
+        let _ = std::fs::remove_dir_all(&work);
+    }
+
+    #[test]
     fn the_cache_keeps_the_newest_files_within_its_bound() {
         let dir = std::env::temp_dir().join(format!("fanorona-cache-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
