@@ -405,12 +405,15 @@ fn selfplay_then_ingest(
     Ok(true)
 }
 
-/// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
-/// `config.toml` is used instead).
-pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
+/// Takes the trainer's hold on the run (file lock or lease) and opens it: the lock, the run
+/// directory, the config in force and whether the run is resumed.
+fn open_for_training(
+    config: &TrainConfig,
+    opts: &TrainOptions,
+) -> Result<(RunLock, RunDir, TrainConfig, bool), TrainError> {
     // A new run is checked against this build before its folder is made: a device the build
     // lacks would otherwise be archived in config.toml, and every later start would fail.
-    let (lock, dir, mut config, resumed) = match &opts.run_dir {
+    Ok(match &opts.run_dir {
         RunLocation::Local(root) => {
             if !root.join("config.toml").exists() {
                 device_by_name(&config.training.device)?;
@@ -432,7 +435,13 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
             let (dir, config, resumed) = RunDir::open_store(store, &work, config, &lock)?;
             (lock, dir, config, resumed)
         }
-    };
+    })
+}
+
+/// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
+/// `config.toml` is used instead).
+pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
+    let (lock, dir, mut config, resumed) = open_for_training(config, opts)?;
     if let Some(tables) = &opts.tablebases {
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }

@@ -522,11 +522,6 @@ impl ReplayBuffer {
         self.load(names, |name| read_shard(&dir.join(name)), keep_at_most)
     }
 
-    /// Whether shard `name` was loaded (or tried) already.
-    pub fn has_loaded(&self, name: &str) -> bool {
-        self.loaded.contains(name)
-    }
-
     /// Load the shards `names` not loaded before, in name order, reading each with `read`.
     /// Unreadable shards are skipped and reported, never fatal; they are not retried. The
     /// report's `names` lists the shards loaded.

@@ -139,7 +139,6 @@ impl Run {
         let extra = serde_json::to_vec(state).map_err(|e| TrainError::State(e.to_string()))?;
         trainer.save_checkpoint(&path, &extra)?;
         self.dir.publish_checkpoint(&path, trainer.steps())?;
-        let written = path;
         let mut protected: Vec<PathBuf> = state
             .rated
             .iter()
@@ -150,7 +149,7 @@ impl Run {
         }
         self.dir
             .prune_checkpoints(self.config.checkpoints.keep, &protected)?;
-        Ok(written)
+        Ok(path)
     }
 
     /// Loads the newest readable checkpoint of the run, falling back to older ones (a corrupt

@@ -99,6 +99,28 @@ struct Remote {
     lease_lost: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
+impl Remote {
+    /// The store side of a run whose process works in `work` (the cache in `work/cache`).
+    fn new(
+        run: Arc<StoreRun>,
+        work: &Path,
+        lease_lost: Option<Arc<std::sync::atomic::AtomicBool>>,
+    ) -> Remote {
+        Remote {
+            cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
+            run,
+            lease_lost,
+        }
+    }
+
+    /// The local file of immutable object `name` (a checkpoint or shard), downloaded into the
+    /// cache unless it is there; `None` when the store has no such object.
+    fn fetch(&self, name: &str) -> Result<Option<PathBuf>, RunDirError> {
+        self.cache
+            .get_or_fetch(name, || Ok(self.run.get(name)?.map(|(bytes, _)| bytes)))
+    }
+}
+
 /// The trainer's hold on a run: for a local folder, the operating system's file lock on
 /// `train.lock` (released when the value is dropped or the process ends in any way); for a run
 /// on a store, a [`Lease`].
@@ -114,62 +136,62 @@ pub struct RunLock {
 /// a million steps a day for 2,700 years) are ignored rather than taken as the newest.
 pub const MAX_CHECKPOINT_STEPS: u64 = 999_999_999_999;
 
+/// The run at `location` opened for reading; for a run on a store, its local folder is `work`
+/// (default [`crate::store::default_cache_dir`]`/reader`).
+fn open_reader(location: &RunLocation, work: Option<&Path>) -> Result<RunDir, RunDirError> {
+    let work = match location {
+        RunLocation::Store(url) => Some(
+            work.map(Path::to_path_buf)
+                .unwrap_or_else(|| crate::store::default_cache_dir(url).join("reader")),
+        ),
+        RunLocation::Local(_) => None,
+    };
+    Ok(RunDir::open_existing(location, work.as_deref())?.0)
+}
+
 /// The checkpoints of the run at `url` on a store, oldest first, each downloaded into this
-/// process's cache (under `work`, default [`crate::store::default_cache_dir`]`/reader`) and
-/// readable at the path given (for `fanorona rate` and `fanorona export`).
+/// process's cache (under `work`, see [`open_reader`]) and readable at the path given (for
+/// `fanorona rate`).
 pub fn fetch_checkpoints(
     url: &str,
     work: Option<&Path>,
 ) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
-    fetch_some_checkpoints(url, work, |_| true)
-}
-
-/// Like [`fetch_checkpoints`], downloading only the checkpoint after `steps` steps (the
-/// newest when `None`).
-pub fn fetch_checkpoint_of(
-    url: &str,
-    work: Option<&Path>,
-    steps: Option<u64>,
-) -> Result<(u64, PathBuf), RunDirError> {
-    let work = work
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| crate::store::default_cache_dir(url).join("reader"));
-    let (dir, _) = RunDir::open_existing(&RunLocation::Store(url.to_string()), Some(&work))?;
-    let all = dir.checkpoints()?;
-    let wanted = match steps {
-        Some(n) => all.iter().find(|(s, _)| *s == n).map(|(s, _)| *s),
-        None => all.last().map(|(s, _)| *s),
-    };
-    let mut found = fetch_some_checkpoints(url, Some(&work), |s| Some(s) == wanted)?;
-    found
-        .pop()
-        .ok_or_else(|| RunDirError::Other(format!("{url}: no checkpoint after {steps:?} steps")))
-}
-
-fn fetch_some_checkpoints(
-    url: &str,
-    work: Option<&Path>,
-    wanted: impl Fn(u64) -> bool,
-) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
-    let work = work
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| crate::store::default_cache_dir(url).join("reader"));
-    let (dir, _) = RunDir::open_existing(&RunLocation::Store(url.to_string()), Some(&work))?;
+    let dir = open_reader(&RunLocation::Store(url.to_string()), work)?;
     let mut out = Vec::new();
     for (steps, path) in dir.checkpoints()? {
-        if !wanted(steps) {
-            continue;
-        }
         if let Some(path) = dir.fetch_checkpoint(&path)? {
             out.push((steps, path));
         }
     }
     if out.is_empty() {
         return Err(RunDirError::Other(format!(
-            "{url}: no such checkpoint (the run has none yet, or not that one)"
+            "{url}: the run has no checkpoints yet"
         )));
     }
     Ok(out)
+}
+
+/// The checkpoint of the run at `location` after `steps` steps (the newest when `None`),
+/// readable at the path given: for a run on a store, only that one is downloaded (for
+/// `fanorona export`).
+pub fn checkpoint_of(
+    location: &RunLocation,
+    work: Option<&Path>,
+    steps: Option<u64>,
+) -> Result<(u64, PathBuf), RunDirError> {
+    let dir = open_reader(location, work)?;
+    let all = dir.checkpoints()?;
+    let found = match steps {
+        Some(n) => all.into_iter().find(|(s, _)| *s == n),
+        None => all.into_iter().next_back(),
+    };
+    let missing = || match steps {
+        Some(n) => RunDirError::Other(format!("{location}: no checkpoint after {n} steps")),
+        None => RunDirError::Other(format!("{location}: the run has no checkpoints yet")),
+    };
+    let (steps, path) = found.ok_or_else(missing)?;
+    let path = dir.fetch_checkpoint(&path)?.ok_or_else(missing)?;
+    Ok((steps, path))
 }
 
 impl RunLock {
@@ -310,11 +332,7 @@ impl RunDir {
         let lease_lost = lock.lease.as_ref().map(Lease::lost_flag);
         let dir = RunDir {
             root: work.to_path_buf(),
-            remote: Some(Remote {
-                cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
-                run: Arc::clone(&run),
-                lease_lost,
-            }),
+            remote: Some(Remote::new(Arc::clone(&run), work, lease_lost)),
         };
         if let Some((bytes, _)) = run.get("config.toml")? {
             dir.create_layout()?;
@@ -365,10 +383,8 @@ impl RunDir {
             }
         }
         dir.create_layout()?;
-        dir.write_new_run_files(config)?;
-        let meta = fs::read(dir.root.join("meta.json")).map_err(io(&dir.root))?;
+        let (meta, text) = dir.write_new_run_files(config)?;
         run.put("meta.json", meta)?;
-        let text = fs::read(dir.config_path()).map_err(io(&dir.root))?;
         if !run.create("config.toml", text)? {
             return Err(RunDirError::Other(format!(
                 "{}: another trainer created this run at the same moment",
@@ -389,7 +405,8 @@ impl RunDir {
         Ok(())
     }
 
-    fn write_new_run_files(&self, config: &TrainConfig) -> Result<(), RunDirError> {
+    /// Writes a new run's `meta.json` and `config.toml`; returns their bytes.
+    fn write_new_run_files(&self, config: &TrainConfig) -> Result<(Vec<u8>, Vec<u8>), RunDirError> {
         let meta = RunMeta {
             program_version: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: git_revision().to_string(),
@@ -405,7 +422,8 @@ impl RunDir {
             "# The config of this run. On resume this file is used; edit it here to change settings.\n{}",
             config.to_toml()?
         );
-        write_atomic(&self.config_path(), text.as_bytes())
+        write_atomic(&self.config_path(), text.as_bytes())?;
+        Ok((meta_json.into_bytes(), text.into_bytes()))
     }
 
     /// Open an existing run (for `fanorona selfplay`), reading its config; for a run on a
@@ -425,11 +443,7 @@ impl RunDir {
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| crate::store::default_cache_dir(url));
                 let dir = RunDir {
-                    remote: Some(Remote {
-                        cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
-                        run: Arc::clone(&run),
-                        lease_lost: None,
-                    }),
+                    remote: Some(Remote::new(Arc::clone(&run), &work, None)),
                     root: work,
                 };
                 let Some((bytes, _)) = run.get("config.toml")? else {
@@ -646,10 +660,7 @@ impl RunDir {
         let Some(remote) = &self.remote else {
             return Ok(path.exists().then(|| path.to_path_buf()));
         };
-        let name = self.object_name(path)?;
-        remote
-            .cache
-            .get_or_fetch(&name, || Ok(remote.run.get(&name)?.map(|(bytes, _)| bytes)))
+        remote.fetch(&self.object_name(path)?)
     }
 
     /// The file a new checkpoint is written to before [`RunDir::publish_checkpoint`].
@@ -728,10 +739,7 @@ impl RunDir {
             Some(remote) => {
                 let object = format!("selfplay/{name}");
                 let fetched = remote
-                    .cache
-                    .get_or_fetch(&object, || {
-                        Ok(remote.run.get(&object)?.map(|(bytes, _)| bytes))
-                    })
+                    .fetch(&object)
                     .map_err(|e| ReplayError::Store(e.to_string()))?;
                 fetched
                     .ok_or_else(|| ReplayError::Store(format!("{object}: gone from the store")))?

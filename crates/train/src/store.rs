@@ -25,8 +25,8 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use object_store::path::Path as ObjectPath;
@@ -500,6 +500,13 @@ struct LeaseRecord {
 /// How long a lease lasts without renewal.
 pub const LEASE_SECONDS: u64 = 60;
 
+/// This machine's host name (empty when unknown).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
 fn now_unix() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -515,7 +522,6 @@ pub struct Lease {
     holder: String,
     lost: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
-    version: Arc<Mutex<Version>>,
     renewer: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -524,10 +530,9 @@ impl Lease {
     pub const OBJECT: &'static str = "train.lease";
 
     fn record(holder: &str) -> Vec<u8> {
-        let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
         serde_json::to_vec(&LeaseRecord {
             holder: holder.to_string(),
-            host: host.trim().to_string(),
+            host: host_name(),
             pid: std::process::id(),
             expires_unix: now_unix() + LEASE_SECONDS,
         })
@@ -586,18 +591,16 @@ impl Lease {
         }
         let lost = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
-        let version = Arc::new(Mutex::new(version));
         let renewer = {
-            let (run, holder, lost, stop, version) = (
+            let (run, holder, lost, stop) = (
                 Arc::clone(&run),
                 holder.clone(),
                 Arc::clone(&lost),
                 Arc::clone(&stop),
-                Arc::clone(&version),
             );
             std::thread::Builder::new()
                 .name("lease".into())
-                .spawn(move || renew_loop(&run, &holder, &lost, &stop, &version))
+                .spawn(move || renew_loop(&run, &holder, &lost, &stop, version))
                 .map_err(|e| RunDirError::Other(format!("cannot start the lease thread: {e}")))?
         };
         Ok(Lease {
@@ -605,7 +608,6 @@ impl Lease {
             holder,
             lost,
             stop,
-            version,
             renewer: Some(renewer),
         })
     }
@@ -625,10 +627,9 @@ impl Lease {
 /// Whether the lease's holder was a process of this machine that no longer runs (a trainer
 /// killed here and started again need not wait for its old lease to expire).
 fn dead_here(record: &LeaseRecord) -> bool {
-    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
     let proc_root = Path::new("/proc");
     !record.host.is_empty()
-        && record.host == host.trim()
+        && record.host == host_name()
         && proc_root.join("self").exists()
         && !proc_root.join(record.pid.to_string()).exists()
 }
@@ -638,7 +639,7 @@ fn renew_loop(
     holder: &str,
     lost: &AtomicBool,
     stop: &AtomicBool,
-    version: &Mutex<Version>,
+    mut version: Version,
 ) {
     let mut last_renewed = now_unix();
     loop {
@@ -648,13 +649,9 @@ fn renew_loop(
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let current = version.lock().map(|v| v.clone());
-        let Ok(current) = current else { return };
-        match run.update(Lease::OBJECT, Lease::record(holder), &current) {
+        match run.update(Lease::OBJECT, Lease::record(holder), &version) {
             Ok(Some(v)) => {
-                if let Ok(mut slot) = version.lock() {
-                    *slot = v;
-                }
+                version = v;
                 last_renewed = now_unix();
             }
             Ok(None) => {
@@ -691,7 +688,6 @@ impl Drop for Lease {
         if ours {
             let _ = self.run.delete(Self::OBJECT);
         }
-        let _ = &self.version;
     }
 }
 

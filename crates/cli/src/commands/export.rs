@@ -59,28 +59,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
 
 /// The checkpoint of run `run` (folder or store URL) after `steps` steps, or its newest.
 fn run_checkpoint(run: &str, steps: Option<u64>) -> Result<PathBuf> {
-    let all = match fanorona_train::RunLocation::parse(run) {
-        fanorona_train::RunLocation::Local(dir) => {
-            let dir = fanorona_train::RunDir::open_existing(
-                &fanorona_train::RunLocation::Local(dir),
-                None,
-            )
-            .map(|(d, _)| d)
-            .with_context(|| format!("--run-dir {run}"))?;
-            dir.checkpoints()?
-        }
-        fanorona_train::RunLocation::Store(url) => {
-            let (_, path) = fanorona_train::rundir::fetch_checkpoint_of(&url, None, steps)
-                .with_context(|| format!("--run-dir {url}"))?;
-            return Ok(path);
-        }
-    };
-    let found = match steps {
-        Some(n) => all.into_iter().find(|(s, _)| *s == n),
-        None => all.into_iter().next_back(),
-    };
-    found.map(|(_, path)| path).with_context(|| match steps {
-        Some(n) => format!("--run-dir {run}: no checkpoint after {n} steps"),
-        None => format!("--run-dir {run}: no checkpoints"),
-    })
+    let location = fanorona_train::RunLocation::parse(run);
+    let (_, path) = fanorona_train::rundir::checkpoint_of(&location, None, steps)
+        .with_context(|| format!("--run-dir {run}"))?;
+    Ok(path)
 }

@@ -124,10 +124,8 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
 }
 
 fn default_worker_name() -> String {
-    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
     // The tail of the host name: a Kubernetes pod's name ends in its unique part.
-    let host: Vec<char> = host
-        .trim()
+    let host: Vec<char> = fanorona_train::store::host_name()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
