@@ -265,3 +265,21 @@ fn the_shipped_sample_network_loads_and_beats_random() {
     // Seeded: the same four games every run.
     assert_eq!(v["wins"], 4, "{v}");
 }
+
+#[test]
+fn the_network_with_the_alpha_beta_judge_at_its_leaves_plays_and_bad_mixes_are_named() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../checkpoints/sample-4x48.fnm"
+    );
+    let player = format!("net:path={model},sims=16,mix=0.5,mix_depth=1");
+    let v = json(&["pit", &player, "random", "--games", "2", "--json"]);
+    assert_eq!(v["wins"], 2, "{v}");
+    for (setting, key) in [("mix=2", "`mix`"), ("mix=0.5,mix_depth=9", "`mix_depth`")] {
+        let player = format!("net:path={model},sims=16,{setting}");
+        let out = fanorona(&["pit", &player, "random", "--games", "2"]);
+        assert!(!out.status.success(), "{setting}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(key), "{setting}: {err}");
+    }
+}

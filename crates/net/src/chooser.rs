@@ -83,6 +83,7 @@ impl TurnChooser for NetChooser {
             batch_size: crate::player::DEFAULT_BATCH,
             // a fresh player answers each request: there is no earlier tree to keep
             reuse_across_turns: false,
+            leaf_mix: None,
         };
         let mut player = net_player(self.model.clone(), config, "net");
         if level != Level::Beginner {

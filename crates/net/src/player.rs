@@ -4,9 +4,10 @@
 //! Spec keys: `path` (an exported model or a training checkpoint, required), `sims` (simulations per step, default
 //! 200), `ms` (think time per turn instead), `c` (PUCT exploration constant, default 1.5),
 //! `batch` (leaves per network call, default 8), `reuse` (`off`: a fresh tree every turn;
-//! default `on`, the subtree of the opponent's reply kept), `seed`, `tb` (endgame tables on/off) and
+//! default `on`, the subtree of the opponent's reply kept), `seed`, `tb` (endgame tables on/off),
 //! `backend` (`native` or `burn`; default: the process's, see
-//! [`crate::inference::set_default_backend`]).
+//! [`crate::inference::set_default_backend`]), and `mix`, `mix_scale`, `mix_depth` (the alpha-beta
+//! judge's value mixed into every leaf's, see [`fanorona_players::mix::LeafMix`]; off by default).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,18 @@ pub fn net_player(model: InferenceModel, config: MctsConfig, name: &str) -> NetP
 
 /// The keys a `net:` spec takes.
 const NET_KEYS: &[&str] = &[
-    "path", "sims", "ms", "c", "batch", "reuse", "seed", "tb", "backend",
+    "path",
+    "sims",
+    "ms",
+    "c",
+    "batch",
+    "reuse",
+    "seed",
+    "tb",
+    "backend",
+    "mix",
+    "mix_scale",
+    "mix_depth",
 ];
 
 /// The `backend=` of a spec, if it has one.
@@ -116,7 +128,7 @@ impl PlayerKind for NetKind {
         NET_KEYS
     }
     fn summary(&self) -> &'static str {
-        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, reuse on/off, tb on/off, backend native/burn"
+        "MCTS guided by an exported network: path (required), sims per step or ms per turn, c, batch, reuse on/off, tb on/off, backend native/burn, mix (0-1: the alpha-beta judge's share of each leaf value), mix_scale, mix_depth"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         model_path(spec)?;

@@ -1,15 +1,16 @@
 //! Fanorona players: alpha-beta nodes per second at a fixed depth, and MCTS simulations per
 //! second on Fanorona with a trivial evaluator (uniform priors, no rollout), so the MCTS number
-//! measures the tree code plus the engine's step generation.
+//! measures the tree code plus the engine's step generation; and the leaf judge of the MCTS
+//! players' `mix`, judgements per second.
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fanorona_engine::{Color, Game, Rules};
 use fanorona_mcts::{Search, SearchConfig, UniformEvaluator};
 use fanorona_players::FanoronaState;
 use fanorona_players::arena::random_opening;
-use fanorona_players::{AlphaBetaConfig, AlphaBetaPlayer, Limit, Player};
+use fanorona_players::{AlphaBetaConfig, AlphaBetaPlayer, LeafJudge, Limit, Player};
 
 /// The start position, and games after 6 and 16 random opening turns (the first opening seeds
 /// giving a position with at least 8 legal turns and 8 stones a side, so that there is
@@ -97,5 +98,28 @@ fn mcts(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, alphabeta, mcts);
+/// The leaf judge of the MCTS players' `mix` ([`LeafJudge`]): one judgement per iteration, at
+/// depth 0 (captures played out) and 1 (one whole turn, then captures).
+fn leaf_judge(c: &mut Criterion) {
+    let mut group = c.benchmark_group("leaf_judge");
+    group.throughput(Throughput::Elements(1));
+    for (name, game) in positions() {
+        for depth in [0, 1] {
+            let pos = *game.position();
+            let id = BenchmarkId::new(format!("depth{depth}"), name);
+            // A fresh judge each time: in a search every leaf is a new position, so its small
+            // transposition table would not answer the same question twice.
+            group.bench_function(id, |b| {
+                b.iter_batched(
+                    || LeafJudge::new(depth, 4),
+                    |mut judge| black_box(judge.judge(&pos, 0, None)),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, alphabeta, mcts, leaf_judge);
 criterion_main!(benches);

@@ -38,6 +38,7 @@ pub mod elo;
 pub mod games_file;
 mod greedy;
 pub mod levels;
+pub mod mix;
 mod player;
 mod random;
 pub mod rating;
@@ -48,7 +49,7 @@ mod state;
 pub mod tables;
 mod uct;
 
-pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, evaluate};
+pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, Judgement, LeafJudge, evaluate};
 pub use greedy::GreedyPlayer;
 pub use player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,

@@ -243,10 +243,20 @@ impl PlayerKind for UctKind {
         "mcts"
     }
     fn keys(&self) -> &'static [&'static str] {
-        &["sims", "ms", "c", "reuse", "seed", "tb"]
+        &[
+            "sims",
+            "ms",
+            "c",
+            "reuse",
+            "seed",
+            "tb",
+            "mix",
+            "mix_scale",
+            "mix_depth",
+        ]
     }
     fn summary(&self) -> &'static str {
-        "plain UCT with random rollouts: sims per step or ms per turn, c exploration, tb on/off"
+        "plain UCT with random rollouts: sims per step or ms per turn, c exploration, tb on/off, mix (0-1: the alpha-beta judge's share of each leaf value), mix_scale, mix_depth"
     }
     fn check(&self, spec: &PlayerSpec) -> Result<(), SpecError> {
         MctsConfig::from_spec(spec, 0).map(|_| ())

@@ -5,7 +5,7 @@
 //! | `random` | `seed` | uniform over the legal turns |
 //! | `greedy` | `seed` | most stones captured, ties at random |
 //! | `alphabeta` | `depth`, `ms`, `q`, `tt`, `seed` | depth in turns (1-64), milliseconds per turn, quiescence turns (0-32, default 4), table MiB (1-4096, default 16); with neither `depth` nor `ms`, depth 4 |
-//! | `mcts` | `sims`, `ms`, `c`, `reuse`, `seed` | simulations per step (default 800), or milliseconds per turn; exploration constant (default 4); `reuse=off` starts every turn with a fresh tree (default `on`: the subtree of the opponent's reply is kept) |
+//! | `mcts` | `sims`, `ms`, `c`, `reuse`, `seed`, `mix`, `mix_scale`, `mix_depth` | simulations per step (default 800), or milliseconds per turn; exploration constant (default 4); `reuse=off` starts every turn with a fresh tree (default `on`: the subtree of the opponent's reply is kept); `mix` (0-1, default 0) mixes the alpha-beta judge's value of each leaf into its value ([`LeafMix`]: `mix_scale` centi-stones read as `tanh(1)`, default 300; `mix_depth` whole turns before the quiescence, 0-3, default 0) |
 //!
 //! Every kind takes `seed=<u64>`: a player's random stream is derived from it and from the
 //! stream number its builder passes ([`PlayerSpec::stream_seed`]; match play passes one per
@@ -22,6 +22,7 @@ use std::str::FromStr;
 
 use fanorona_mcts::derive_seed;
 
+use crate::mix::LeafMix;
 use crate::uct::MctsConfig;
 
 /// What is wrong with a player specification.
@@ -209,8 +210,35 @@ impl PlayerSpec {
         )
     }
 
+    /// The `mix`, `mix_scale` and `mix_depth` parameters of an MCTS player (see
+    /// [`LeafMix`]): `mix=0` (or none of the three and no default) is no mix.
+    pub fn leaf_mix(&self, default: Option<LeafMix>) -> Result<Option<LeafMix>, SpecError> {
+        let weight = self.value("mix", "a number from 0 to 1", |w: &f32| {
+            (0.0..=1.0).contains(w)
+        })?;
+        let scale = self.value(
+            "mix_scale",
+            "a positive number of centi-stones",
+            |s: &f32| s.is_finite() && *s > 0.0,
+        )?;
+        let depth = self.value("mix_depth", "a whole number from 0 to 3", |d: &u32| {
+            *d <= LeafMix::MAX_DEPTH
+        })?;
+        let base = default.unwrap_or(LeafMix {
+            weight: 0.0,
+            scale: LeafMix::DEFAULT_SCALE,
+            depth: LeafMix::DEFAULT_DEPTH,
+        });
+        let mix = LeafMix {
+            weight: weight.unwrap_or(base.weight),
+            scale: scale.unwrap_or(base.scale),
+            depth: depth.unwrap_or(base.depth),
+        };
+        Ok((mix.weight > 0.0).then_some(mix))
+    }
+
     /// The search settings of any MCTS-based player spec over `default`: `sims`, `ms`, `c`,
-    /// `batch`, `reuse` and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
+    /// `batch`, `reuse`, the leaf mix and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
     /// caller checks which keys its kind accepts.
     pub fn search_settings(
         &self,
@@ -228,7 +256,9 @@ impl PlayerSpec {
         let batch = self.value("batch", "a whole number from 1 to 256", |b: &u32| {
             (1..=256).contains(b)
         })?;
+        let leaf_mix = self.leaf_mix(default.leaf_mix)?;
         Ok(MctsConfig {
+            leaf_mix,
             simulations: simulations.unwrap_or(default.simulations),
             millis,
             c_puct: c.unwrap_or(default.c_puct),

@@ -7,10 +7,13 @@ use fanorona_engine::{Action, Game, Turn};
 
 use fanorona_mcts::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, derive_seed};
 
+use crate::alphabeta::LeafJudge;
+use crate::mix::{LeafMix, Mixed};
 use crate::player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
 use crate::state::FanoronaState;
+use std::sync::Mutex;
 
 /// Settings of the MCTS player.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,6 +41,9 @@ pub struct MctsConfig {
     /// instead of a fresh tree. Anything else (a new game, an undo, a set-up position) starts
     /// afresh.
     pub reuse_across_turns: bool,
+    /// Mix the alpha-beta judge's value into every leaf's value (see [`LeafMix`]); `None`:
+    /// the evaluator's value alone.
+    pub leaf_mix: Option<LeafMix>,
 }
 
 impl MctsConfig {
@@ -71,6 +77,7 @@ impl Default for MctsConfig {
             seed: 0,
             batch_size: 1,
             reuse_across_turns: true,
+            leaf_mix: None,
         }
     }
 }
@@ -95,6 +102,8 @@ pub struct MctsPlayer<E: Evaluator<FanoronaState> = RolloutEvaluator> {
     kept: Option<Search<FanoronaState>>,
     /// Root visits the last turn's search started with (0: a fresh tree).
     reused_visits: u32,
+    /// The judge of [`MctsConfig::leaf_mix`], when it is set.
+    judge: Option<Mutex<LeafJudge>>,
 }
 
 impl MctsPlayer<RolloutEvaluator> {
@@ -116,6 +125,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             stop: Stop::new(),
             kept: None,
             reused_visits: 0,
+            judge: config.leaf_mix.map(|mix| Mutex::new(mix.judge())),
         }
     }
 
@@ -217,6 +227,17 @@ fn step_share(state: &FanoronaState) -> StepShare {
 }
 
 impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
+    /// The evaluator the search uses: the player's, its values mixed with the judge's when
+    /// [`MctsConfig::leaf_mix`] is set.
+    fn leaf_evaluator(&self) -> Mixed<'_, E> {
+        Mixed {
+            inner: &self.evaluator,
+            mix: self.config.leaf_mix,
+            judge: self.judge.as_ref(),
+            tables: self.tables.as_deref(),
+        }
+    }
+
     /// Runs simulations on `search` until `step_end`: first one batch, then each chunk as many
     /// simulations as the rate measured so far says fit before the end (at most
     /// [`MctsConfig::TIME_CHUNK`]), so that small budgets are kept too. Returns the last
@@ -234,7 +255,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             let chunk_start = Instant::now();
             let stop = || self.stop.is_raised();
             let chunk = search
-                .run_until_stopped(&self.evaluator, size, &stop)
+                .run_until_stopped(&self.leaf_evaluator(), size, &stop)
                 .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                 .cloned();
             let Some(chunk) = chunk else { break };
@@ -306,7 +327,9 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         loop {
             let result = match deadline {
                 None => search
-                    .run_until_stopped(&self.evaluator, simulations, &|| self.stop.is_raised())
+                    .run_until_stopped(&self.leaf_evaluator(), simulations, &|| {
+                        self.stop.is_raised()
+                    })
                     .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                     .cloned(),
                 Some(deadline) => {

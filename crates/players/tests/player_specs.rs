@@ -1,6 +1,7 @@
 //! Player specifications: what parses, what builds, and what the errors say.
 
 use fanorona_engine::{Game, Rules};
+use fanorona_players::mix::LeafMix;
 use fanorona_players::{AlphaBetaConfig, MctsConfig, PlayerSpec, Registry, SpecError};
 
 fn spec(text: &str) -> PlayerSpec {
@@ -22,6 +23,7 @@ fn accepted_specs_build_players_that_play() {
         "mcts:sims=20",
         "mcts:sims=20,c=1.5,seed=1",
         "mcts:ms=20",
+        "mcts:sims=20,mix=0.5,mix_depth=1",
         " alphabeta : depth = 2 ",
     ] {
         let s = spec(text);
@@ -52,6 +54,28 @@ fn values_land_in_the_configs() {
     let m = MctsConfig::from_spec(&spec("mcts:sims=800"), 0).unwrap();
     assert_eq!(m.simulations, 800);
     assert_eq!(m.c_puct, MctsConfig::DEFAULT_C_PUCT);
+    assert_eq!(m.leaf_mix, None);
+    // The leaf mix: the weight turns it on, scale and depth have defaults, a weight of 0 is off.
+    let m = MctsConfig::from_spec(&spec("mcts:mix=0.5,mix_scale=200,mix_depth=1"), 0).unwrap();
+    assert_eq!(
+        m.leaf_mix,
+        Some(LeafMix {
+            weight: 0.5,
+            scale: 200.0,
+            depth: 1
+        })
+    );
+    let m = MctsConfig::from_spec(&spec("mcts:mix=0.25"), 0).unwrap();
+    assert_eq!(
+        m.leaf_mix,
+        Some(LeafMix {
+            weight: 0.25,
+            scale: LeafMix::DEFAULT_SCALE,
+            depth: LeafMix::DEFAULT_DEPTH
+        })
+    );
+    let m = MctsConfig::from_spec(&spec("mcts:mix=0,mix_depth=2"), 0).unwrap();
+    assert_eq!(m.leaf_mix, None);
     // Seeds: streams differ, the same stream repeats, and `seed=` changes them.
     let s = spec("random");
     assert_ne!(s.stream_seed(1).unwrap(), s.stream_seed(2).unwrap());
@@ -123,6 +147,10 @@ fn bad_keys_and_values_are_named() {
         ("mcts:sims=-5", "sims", "bad value"),
         ("mcts:c=0", "c", "bad value"),
         ("mcts:c=nan", "c", "bad value"),
+        ("mcts:mix=1.5", "mix", "bad value"),
+        ("mcts:mix=-0.1", "mix", "bad value"),
+        ("mcts:mix_scale=0", "mix_scale", "bad value"),
+        ("mcts:mix_depth=4", "mix_depth", "bad value"),
         ("random:seed=-1", "seed", "bad value"),
         ("greedy:seed=x", "seed", "bad value"),
     ] {

@@ -62,6 +62,7 @@ pub fn rating_player_config(simulations: u32, seed: u64) -> MctsConfig {
         seed,
         batch_size: fanorona_net::player::DEFAULT_BATCH,
         reuse_across_turns: true,
+        leaf_mix: None,
     }
 }
 

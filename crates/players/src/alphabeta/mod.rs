@@ -1,6 +1,7 @@
 //! The alpha-beta player (see [`AlphaBetaPlayer`]).
 
 mod eval;
+mod leaf;
 mod search;
 mod tt;
 
@@ -11,6 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 pub use eval::evaluate;
+pub use leaf::{Judgement, LeafJudge};
 use search::{Child, INF, PathEntry, Searcher, WIN, WIN_BOUND, children};
 use tt::Table;
 
