@@ -106,6 +106,8 @@ describe('the tools around a game', () => {
     await page.click('#copy-game');
     const line = await page.inputValue('#record-text');
     assert.equal(line, `1 white=A black=B opening=0 | ${START} | ${played.join(' ')} | * turn-limit`);
+    // The note comes once the clipboard has answered (a promise: on a busy machine, later).
+    await page.waitForFunction(() => document.getElementById('record-note').textContent !== '');
     assert.match(await page.textContent('#record-note'), /Copied|selected/);
 
     await page.click('#new-game');
