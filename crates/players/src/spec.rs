@@ -238,8 +238,8 @@ impl PlayerSpec {
     }
 
     /// The search settings of any MCTS-based player spec over `default`: `sims`, `ms`, `c`,
-    /// `batch`, `reuse`, the leaf mix and the stream's seed. `sims` is `(what it must be, largest allowed)`. The
-    /// caller checks which keys its kind accepts.
+    /// `batch`, `reuse`, the leaf mix and the stream's seed. `sims` is `(what it must be,
+    /// largest allowed)`. The caller checks which keys its kind accepts.
     pub fn search_settings(
         &self,
         stream: u64,

@@ -1,6 +1,7 @@
 //! The MCTS player: plain UCT (the generic search with uniform priors and random rollouts), or
 //! the network player when a network is its evaluator.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fanorona_engine::{Action, Game, Turn};
@@ -13,7 +14,6 @@ use crate::player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
 use crate::state::FanoronaState;
-use std::sync::Mutex;
 
 /// Settings of the MCTS player.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -4,7 +4,7 @@
 use fanorona_engine::Position;
 use fanorona_tablebase::Tablebase;
 
-use super::search::{Child, INF, Searcher, TABLE_WIN};
+use super::search::{Child, INF, Searcher, TABLE_SPAN, TABLE_WIN, children};
 use super::tt::Table;
 use crate::player::Stop;
 
@@ -19,6 +19,8 @@ use crate::player::Stop;
 pub struct LeafJudge {
     tt: Table,
     buffers: Vec<Vec<Child>>,
+    /// The rests of the turn of a mid-chain position.
+    rests: Vec<Child>,
     stop: Stop,
     depth: u32,
     quiescence: u32,
@@ -54,6 +56,7 @@ impl LeafJudge {
         LeafJudge {
             tt: Table::new(1),
             buffers: Vec::new(),
+            rests: Vec::new(),
             stop: Stop::new(),
             depth,
             quiescence,
@@ -92,12 +95,12 @@ impl LeafJudge {
         let score = if pos.is_turn_start() {
             searcher.negamax(pos, self.depth, -INF, INF, 0)
         } else {
-            // The rests of the turn: the chain goes on, or stops after any capture.
+            // The rests of the turn (the chain goes on, or stops after any capture), the
+            // biggest captures first.
+            children(pos, &mut self.rests, None);
             let mut best = -INF;
-            let mut rests = Vec::new();
-            pos.for_each_turn(|_, after| rests.push(*after));
-            for after in &rests {
-                let score = -searcher.negamax(after, self.depth, -INF, -best, 1);
+            for rest in &self.rests {
+                let score = -searcher.negamax(&rest.pos, self.depth, -INF, -best, 1);
                 best = best.max(score);
             }
             best
@@ -109,9 +112,10 @@ impl LeafJudge {
 
 /// The [`Judgement`] a search score stands for.
 fn judgement_of(score: i32) -> Judgement {
-    if score >= TABLE_WIN - 1_000 {
+    // Forced wins found by the search score above the tables' range, table wins within it.
+    if score >= TABLE_WIN - TABLE_SPAN {
         Judgement::Win
-    } else if score <= -(TABLE_WIN - 1_000) {
+    } else if score <= -(TABLE_WIN - TABLE_SPAN) {
         Judgement::Loss
     } else {
         Judgement::Score(score)

@@ -22,7 +22,7 @@ pub(super) const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
 /// `TABLE_WIN - d`. Below every forced win the search finds itself, above every evaluation.
 pub(super) const TABLE_WIN: i32 = 20_000;
 /// Table scores lie in `TABLE_WIN - TABLE_SPAN ..= TABLE_WIN` (and the negatives).
-const TABLE_SPAN: i32 = 1_000;
+pub(super) const TABLE_SPAN: i32 = 1_000;
 
 /// The search score of an exact result from the tables.
 #[inline]
