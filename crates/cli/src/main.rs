@@ -26,7 +26,7 @@ struct Cli {
     command: Command,
     /// How networks are evaluated on the CPU: `native` (this project's kernels, the default)
     /// or `burn` (the training framework's CPU backend). For `train` and `selfplay` it
-    /// overrides the config's `training.inference`.
+    /// overrides the config's `training.inference`; a player's `backend=` overrides it.
     #[arg(long, global = true, value_name = "native|burn")]
     backend: Option<fanorona_net::Backend>,
 }
@@ -55,25 +55,26 @@ enum Command {
     Export(commands::export::ExportArgs),
     /// Endgame tables: build, probe, verify, and check a network against them.
     Tablebase(commands::tablebase::TablebaseArgs),
+    /// List every kind of player and every key its spec takes.
+    Players(commands::players::PlayersArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(backend) = cli.backend {
-        fanorona_net::set_default_backend(backend);
-    }
+    let backend = cli.backend.unwrap_or_default();
     let result = match cli.command {
-        Command::Train(args) => commands::train::run_train(&args),
-        Command::Selfplay(args) => commands::train::run_selfplay(&args),
+        Command::Train(args) => commands::train::run_train(&args, cli.backend),
+        Command::Selfplay(args) => commands::train::run_selfplay(&args, cli.backend),
         Command::Perft(args) => commands::perft::run(&args),
-        Command::Pit(args) => commands::pit::run(&args),
-        Command::Rate(args) => commands::rate::run(&args),
-        Command::Engine(args) => commands::engine::run(&args),
-        Command::Serve(args) => commands::serve::run(&args),
-        Command::Play(args) => commands::play::run(&args),
+        Command::Pit(args) => commands::pit::run(&args, backend),
+        Command::Rate(args) => commands::rate::run(&args, backend),
+        Command::Engine(args) => commands::engine::run(&args, backend),
+        Command::Serve(args) => commands::serve::run(&args, backend),
+        Command::Play(args) => commands::play::run(&args, backend),
         Command::BenchNet(args) => commands::bench_net::run(&args),
         Command::Export(args) => commands::export::run(&args),
-        Command::Tablebase(args) => commands::tablebase::run(&args),
+        Command::Tablebase(args) => commands::tablebase::run(&args, backend),
+        Command::Players(args) => commands::players::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

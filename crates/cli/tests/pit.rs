@@ -283,3 +283,39 @@ fn the_network_with_the_alpha_beta_judge_at_its_leaves_plays_and_bad_mixes_are_n
         assert!(err.contains(key), "{setting}: {err}");
     }
 }
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_playing() {
+    // A folder that does not exist: refused at once, no game played.
+    let out = fanorona(&[
+        "pit",
+        "alphabeta:depth=2",
+        "greedy",
+        "--games",
+        "100000",
+        "--out",
+        "/nonexistent-folder/x.txt",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent-folder"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no match was played");
+    // A folder in the file's place: refused before playing too.
+    let dir = TempDir::new("pit-out");
+    let target = dir.join("games.txt");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("inside"), "x").unwrap();
+    let out = fanorona(&[
+        "pit",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--out",
+        target.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("that is a folder"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no match was played");
+}

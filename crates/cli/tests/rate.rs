@@ -90,7 +90,11 @@ fn stored_games_are_reused_and_extended_and_a_new_player_plays_only_its_own() {
     let dir = TempDir::new("rate-store");
     let (first, _) = rate(dir.path(), &["greedy", "--games", "2"]);
     assert_eq!(played_now(&first), vec![2, 2, 2]);
-    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "games"))
+        .collect();
     assert_eq!(files.len(), 3);
     for f in &files {
         let text = std::fs::read_to_string(f.path()).unwrap();
@@ -210,7 +214,7 @@ fn bad_arguments_are_refused_with_what_is_wrong() {
         (vec!["no-such-model.fnm"], "no-such-model.fnm"),
         (vec!["chess"], "unknown player kind `chess`"),
         (vec!["greedy", "--plot", "x.svg"], "--run-dir"),
-        (vec!["greedy", "--run-dir", store], "no checkpoints"),
+        (vec!["greedy", "--run-dir", store], "not a run directory"),
     ] {
         let mut all = vec!["rate", "--no-tablebases", "--store", store];
         all.extend(args.iter());

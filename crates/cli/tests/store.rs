@@ -300,7 +300,7 @@ fn trainer_and_two_workers(backend: &mut Backend, tmp: &Path) {
     .status()
     .unwrap();
     assert!(status.success(), "export failed\n{}", logs(tmp));
-    assert!(fanorona_net::load_exported(&out).is_ok());
+    assert!(fanorona_net::load_exported(&out, fanorona_net::Backend::Native).is_ok());
 }
 
 /// Every shard decodes, every checkpoint loads, and the newest checkpoint's state counts each

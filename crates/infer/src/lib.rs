@@ -31,12 +31,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod backend;
 pub mod kernel;
 mod layer;
 mod net;
 pub mod testing;
 pub mod weights;
 
+pub use backend::Backend;
 pub use kernel::SimdLevel;
 pub use net::{BatchError, NativeNet};
 pub use weights::{BlockWeights, ConvWeights, LinearWeights, ShapeError, Weights};

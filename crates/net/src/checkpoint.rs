@@ -26,7 +26,7 @@ use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 
 use crate::error::NetError;
-use crate::inference::InferenceModel;
+use crate::inference::{Backend, InferenceModel};
 use crate::model::{FanoronaNet, NetConfig, POLICY_SIZE};
 use crate::trainer::{Trainer, TrainerConfig};
 use fanorona_data::container::{self, SectionWriter, Sections};
@@ -203,7 +203,7 @@ impl Trainer {
             training_steps: self.steps,
             ..meta.clone()
         };
-        let model = self.inference_model_on(&self.device.clone().without_autodiff());
+        let model = self.inference_model_on(&self.device.clone().without_autodiff(), Backend::Burn);
         export_model(&model, out_path, &meta)
     }
 }
@@ -222,7 +222,7 @@ pub fn export(
         training_steps: trainer.steps(),
         ..meta.clone()
     };
-    export_model(&trainer.inference_model(), out_path, &meta)?;
+    export_model(&trainer.inference_model(Backend::Burn), out_path, &meta)?;
     Ok(meta)
 }
 
@@ -242,15 +242,19 @@ pub fn export_model(
     Ok(())
 }
 
-/// Loads an exported model onto the CPU (flex) device.
-pub fn load_exported(path: &Path) -> Result<(InferenceModel, ExportMeta), NetError> {
-    load_exported_on(path, &Device::flex())
+/// Loads an exported model onto the CPU (flex) device, evaluated by `backend`.
+pub fn load_exported(
+    path: &Path,
+    backend: Backend,
+) -> Result<(InferenceModel, ExportMeta), NetError> {
+    load_exported_on(path, &Device::flex(), backend)
 }
 
-/// Loads an exported model onto `device`.
+/// Loads an exported model onto `device` (evaluated by `backend` when that is the CPU).
 pub fn load_exported_on(
     path: &Path,
     device: &Device,
+    backend: Backend,
 ) -> Result<(InferenceModel, ExportMeta), NetError> {
     let payload = container::read(path, &MODEL_MAGIC, MODEL_VERSION)?;
     let sections = Sections::parse(path, &payload)?;
@@ -258,18 +262,21 @@ pub fn load_exported_on(
     let meta: ExportMeta = decode_meta(path, sections.require("meta")?)?;
     let device = device.clone().without_autodiff();
     let model = weights_from_bytes(path, &config, sections.require("weights")?, &device)?;
-    Ok((InferenceModel::try_new(config, model, &device)?, meta))
+    Ok((
+        InferenceModel::try_new(config, model, &device, backend)?,
+        meta,
+    ))
 }
 
 /// Loads the network of a checkpoint onto the CPU for play: the config and the weights only
-/// (the optimizer state is not decoded).
-pub fn load_checkpoint_model(path: &Path) -> Result<InferenceModel, NetError> {
+/// (the optimizer state is not decoded), evaluated by `backend`.
+pub fn load_checkpoint_model(path: &Path, backend: Backend) -> Result<InferenceModel, NetError> {
     let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
     let sections = Sections::parse(path, &payload)?;
     let config: TrainerConfig = decode_config(path, sections.require("config")?)?;
     let device = Device::flex().without_autodiff();
     let model = weights_from_bytes(path, &config.net, sections.require("weights")?, &device)?;
-    InferenceModel::try_new(config.net, model, &device)
+    InferenceModel::try_new(config.net, model, &device, backend)
 }
 
 /// The `extra` bytes of a checkpoint (the training loop's state), without decoding the rest.
@@ -284,7 +291,9 @@ pub fn checkpoint_extra(path: &Path) -> Result<Vec<u8>, NetError> {
 /// came from share it, a checkpoint re-saved with a new run state keeps it, and different
 /// weights change it.
 pub fn weights_fingerprint(path: &Path) -> Result<u64, NetError> {
-    Ok(load_model_file(path)?.native_weights()?.fingerprint())
+    Ok(load_model_file(path, Backend::Burn)?
+        .native_weights()?
+        .fingerprint())
 }
 
 fn file_is_checkpoint(path: &Path) -> bool {
@@ -296,12 +305,12 @@ fn file_is_checkpoint(path: &Path) -> bool {
 }
 
 /// Loads a model for play from either kind of file, told apart by its magic: an exported model
-/// (`*.fnm`) or a training checkpoint (`*.ckpt`).
-pub fn load_model_file(path: &Path) -> Result<InferenceModel, NetError> {
+/// (`*.fnm`) or a training checkpoint (`*.ckpt`), evaluated by `backend`.
+pub fn load_model_file(path: &Path, backend: Backend) -> Result<InferenceModel, NetError> {
     if file_is_checkpoint(path) {
-        load_checkpoint_model(path)
+        load_checkpoint_model(path, backend)
     } else {
-        Ok(load_exported(path)?.0)
+        Ok(load_exported(path, backend)?.0)
     }
 }
 
@@ -326,7 +335,7 @@ mod tests {
 
     fn outputs(trainer: &Trainer, batch: &TrainBatch) -> (Vec<f32>, Vec<f32>) {
         trainer
-            .inference_model()
+            .inference_model(Backend::Native)
             .forward(&batch.planes, batch.batch_size)
     }
 
@@ -348,7 +357,7 @@ mod tests {
         trainer.export(&model_path, &ExportMeta::default()).unwrap();
         assert_eq!(weights_fingerprint(&model_path).unwrap(), print);
         // For play, a checkpoint loads like an exported model: the same network.
-        let played = load_model_file(&path).unwrap();
+        let played = load_model_file(&path, Backend::Native).unwrap();
         assert_eq!(
             played.forward(&batch.planes, batch.batch_size),
             outputs(&trainer, &batch)
@@ -409,7 +418,7 @@ mod tests {
         let written = export(&ckpt, &model_path, &meta).unwrap();
         assert_eq!(written.training_steps, 3);
 
-        let (model, loaded_meta) = load_exported(&model_path).unwrap();
+        let (model, loaded_meta) = load_exported(&model_path, Backend::Native).unwrap();
         assert_eq!(loaded_meta, written);
         assert_eq!(model.config(), &trainer.config().net);
         let got = model.forward(&batch.planes, batch.batch_size);
@@ -419,7 +428,7 @@ mod tests {
         // burn does not carry batchnorm running-statistics ids through a load.)
         let direct = dir.path().join("direct.model");
         trainer.export(&direct, &meta).unwrap();
-        let (direct_model, direct_meta) = load_exported(&direct).unwrap();
+        let (direct_model, direct_meta) = load_exported(&direct, Backend::Native).unwrap();
         assert_eq!(direct_meta, written);
         assert_eq!(
             direct_model.forward(&batch.planes, batch.batch_size),
@@ -471,7 +480,7 @@ mod tests {
         // And the other way round.
         std::fs::write(&path, &good).unwrap();
         assert!(matches!(
-            load_exported(&path),
+            load_exported(&path, Backend::Native),
             Err(NetError::Container(ContainerError::WrongMagic { .. }))
         ));
 
@@ -569,7 +578,7 @@ mod tests {
                 .section("weights", &weights)
                 .finish();
             container::write_atomic(&path, &MODEL_MAGIC, MODEL_VERSION, &payload).unwrap();
-            match load_exported(&path) {
+            match load_exported(&path, Backend::Native) {
                 Err(NetError::Record { what, .. }) => assert_eq!(what, "weights", "{name}"),
                 other => panic!("{name}: expected a weights error, got {other:?}"),
             }
@@ -594,7 +603,7 @@ mod tests {
             200,
             |bytes| {
                 container::write_atomic(&path, &MODEL_MAGIC, MODEL_VERSION, bytes).unwrap();
-                let _ = load_model_file(&path);
+                let _ = load_model_file(&path, Backend::Native);
             },
         );
     }

@@ -7,14 +7,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fanorona_engine::Game;
-use fanorona_players::levels::{
+use fanorona_players::{Choice, MctsConfig, Player, Stop};
+use fanorona_session::levels::{
     ChooseError, ClassicalChooser, Level, LevelStrength, TurnChooser, check_choosable,
 };
-use fanorona_players::{Choice, MctsConfig, Player, Stop};
+use fanorona_specs::NetSettings;
 
 use crate::checkpoint::load_exported;
 use crate::error::NetError;
-use crate::inference::InferenceModel;
+use crate::inference::{Backend, InferenceModel};
 use crate::player::net_player;
 
 /// The network with MCTS (see [`Level`] for the simulations of each level). A fresh player
@@ -71,19 +72,18 @@ impl TurnChooser for NetChooser {
             .saturating_duration_since(Instant::now())
             .min(level.think_time());
         let config = MctsConfig {
-            simulations: level
-                .simulations()
-                .unwrap_or(MctsConfig::DEFAULT_SIMULATIONS),
             millis: level
                 .simulations()
                 .is_none()
                 .then(|| left.as_millis().max(1) as u64),
-            c_puct: crate::player::DEFAULT_C_PUCT,
-            seed: game.position().hash(),
-            batch_size: crate::player::DEFAULT_BATCH,
             // a fresh player answers each request: there is no earlier tree to keep
             reuse_across_turns: false,
-            leaf_mix: None,
+            ..NetSettings::search_with(
+                level
+                    .simulations()
+                    .unwrap_or(MctsConfig::DEFAULT_SIMULATIONS),
+                game.position().hash(),
+            )
         };
         let mut player = net_player(self.model.clone(), config, "net");
         if level != Level::Beginner {
@@ -99,17 +99,18 @@ impl TurnChooser for NetChooser {
 }
 
 /// The engine to play with: the classical players without a model file, the network with
-/// MCTS with one (an exported model, `fanorona export`).
+/// MCTS with one (an exported model, `fanorona export`, evaluated by `backend`).
 ///
 /// This is the one place that decides which engine answers (`--model <file>`).
 pub fn chooser_for(
     model: Option<&Path>,
     tables: fanorona_players::tables::Tables,
+    backend: Backend,
 ) -> Result<Arc<dyn TurnChooser>, NetError> {
     match model {
         None => Ok(Arc::new(ClassicalChooser::with_tables(tables))),
         Some(path) => {
-            let (model, _) = load_exported(path)?;
+            let (model, _) = load_exported(path, backend)?;
             Ok(Arc::new(NetChooser::new(model).with_tables(tables)))
         }
     }
@@ -121,7 +122,7 @@ mod tests {
 
     #[test]
     fn a_bad_model_file_is_refused_clearly() {
-        let e = chooser_for(Some(Path::new("no-such-net.fnm")), None)
+        let e = chooser_for(Some(Path::new("no-such-net.fnm")), None, Backend::Native)
             .err()
             .unwrap()
             .to_string();

@@ -5,7 +5,8 @@
 //! On the CPU a network is evaluated by the native path ([`Backend::Native`], the
 //! `fanorona-infer` crate: weights repacked at load, AVX2 or portable kernels picked at run
 //! time) unless burn is asked for ([`Backend::Burn`]: `--backend burn` on the command line,
-//! `backend=burn` in a `net:` player spec, `inference = "burn"` in a training config). On a
+//! `backend=burn` in a `net:` player spec, `inference = "burn"` in a training config). The
+//! backend is a value every loader and constructor takes, never a process-wide setting. On a
 //! GPU device burn always runs. Both give the same outputs up to float rounding (tested to
 //! 1e-4).
 //!
@@ -17,7 +18,6 @@
 //! ones (under 192^3 multiply-adds) on the calling thread.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
@@ -38,75 +38,7 @@ pub struct HostOutput {
     pub wdl: Vec<f32>,
 }
 
-/// Which implementation evaluates a network on the CPU.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    /// This project's CPU kernels (`fanorona-infer`); the default.
-    #[default]
-    Native,
-    /// burn's flex backend (and burn on any GPU device).
-    Burn,
-}
-
-impl Backend {
-    /// `native` or `burn`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Native => "native",
-            Backend::Burn => "burn",
-        }
-    }
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "native" => Ok(Backend::Native),
-            "burn" => Ok(Backend::Burn),
-            other => Err(format!(
-                "unknown backend `{other}`; expected native or burn"
-            )),
-        }
-    }
-}
-
-static DEFAULT_BACKEND: AtomicU8 = AtomicU8::new(0);
-static CHOSEN: AtomicBool = AtomicBool::new(false);
-
-/// Makes `backend` the one [`InferenceModel::new`] and the model loaders use on the CPU from
-/// now on, in this process (the programs set it from `--backend`). A choice made here wins
-/// over [`set_configured_backend`].
-pub fn set_default_backend(backend: Backend) {
-    DEFAULT_BACKEND.store(u8::from(backend == Backend::Burn), Ordering::Relaxed);
-    CHOSEN.store(true, Ordering::Relaxed);
-}
-
-/// Like [`set_default_backend`], unless that was called already: how a training config's
-/// `inference` key applies without overriding the command line.
-pub fn set_configured_backend(backend: Backend) {
-    if !CHOSEN.load(Ordering::Relaxed) {
-        DEFAULT_BACKEND.store(u8::from(backend == Backend::Burn), Ordering::Relaxed);
-    }
-}
-
-/// The backend new CPU models get (see [`set_default_backend`]; [`Backend::Native`] unless
-/// changed).
-pub fn default_backend() -> Backend {
-    match DEFAULT_BACKEND.load(Ordering::Relaxed) {
-        0 => Backend::Native,
-        _ => Backend::Burn,
-    }
-}
+pub use fanorona_infer::Backend;
 
 /// A network ready for evaluation: weights without autodiff, batchnorm in inference mode,
 /// evaluated by the native CPU path or by burn ([`Backend`]).
@@ -125,15 +57,15 @@ pub struct InferenceModel {
 }
 
 impl InferenceModel {
-    /// Wraps `model`, moving it to `device` (autodiff is stripped from both), on the default
-    /// backend ([`default_backend`]) when `device` is the CPU and on burn otherwise.
+    /// Wraps `model`, moving it to `device` (autodiff is stripped from both), evaluated by
+    /// `backend` when `device` is the CPU and by burn on any other device.
     ///
     /// A network built from its [`NetConfig`] or loaded by this crate always fits the native
     /// path (loading checks every shape); should one not, it stays on burn.
     /// [`Self::try_new`] reports that instead.
-    pub fn new(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
+    pub fn new(config: NetConfig, model: FanoronaNet, device: &Device, backend: Backend) -> Self {
         let burn = Self::on_burn(config, model, device);
-        burn.clone().on_default_backend().unwrap_or(burn)
+        burn.clone().on_cpu_backend(backend).unwrap_or(burn)
     }
 
     /// Like [`Self::new`], with a network that does not fit the native path an error.
@@ -141,13 +73,14 @@ impl InferenceModel {
         config: NetConfig,
         model: FanoronaNet,
         device: &Device,
+        backend: Backend,
     ) -> Result<Self, NetError> {
-        Self::on_burn(config, model, device).on_default_backend()
+        Self::on_burn(config, model, device).on_cpu_backend(backend)
     }
 
-    /// The default backend on the CPU, burn on any other device.
-    fn on_default_backend(self) -> Result<Self, NetError> {
-        if self.device != Device::flex() || default_backend() == Backend::Burn {
+    /// `backend` on the CPU, burn on any other device.
+    fn on_cpu_backend(self, backend: Backend) -> Result<Self, NetError> {
+        if self.device != Device::flex() || backend == Backend::Burn {
             return Ok(self);
         }
         self.with_backend(Backend::Native)
@@ -202,11 +135,11 @@ impl InferenceModel {
         self.native.as_deref()
     }
 
-    /// A freshly initialised (untrained) network on `device`.
+    /// A freshly initialised (untrained) network on `device`, on the native backend on the CPU.
     pub fn random(config: &NetConfig, device: &Device) -> Self {
         let device = device.clone().without_autodiff();
         let model = config.init(&device);
-        Self::new(config.clone(), model, &device)
+        Self::new(config.clone(), model, &device, Backend::Native)
     }
 
     /// The network shape.

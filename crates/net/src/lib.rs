@@ -24,7 +24,7 @@
 //!     Path::new("models/latest.fnrn"),
 //!     &ExportMeta::default(),
 //! )?;
-//! let (model, meta) = fanorona_net::load_exported(Path::new("models/latest.fnrn"))?;
+//! let (model, meta) = fanorona_net::load_exported(Path::new("models/latest.fnrn"), fanorona_net::Backend::Native)?;
 //! let planes = vec![0.0; model.config().input_len()];
 //! let (policy_logits, wdl) = model.forward(&planes, 1);
 //! # Ok(()) }
@@ -56,17 +56,11 @@ pub use chooser::{NetChooser, chooser_for};
 pub use error::NetError;
 pub use evaluator::NetEvaluator;
 pub use fanorona_data::container::{self, ContainerError};
-pub use inference::{
-    Backend, HostOutput, InferenceModel, default_backend, device_by_name, set_configured_backend,
-    set_default_backend,
-};
+pub use inference::{Backend, HostOutput, InferenceModel, device_by_name};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{
     BOARD_COLS, BOARD_POINTS, BOARD_ROWS, FanoronaNet, NetConfig, NetOutput, POLICY_SIZE, WDL_SIZE,
 };
-pub use player::{
-    NetKind, NetPlayer, NetPlayerError, load_model_cached, net_player, net_player_from_spec,
-    player_registry,
-};
+pub use player::{NetPlayer, NetworkPlayers, load_model_cached, net_player, player_registry};
 pub use service::{InferenceService, ServiceEvaluator};
 pub use trainer::{OptimizerConfig, TrainBatch, Trainer, TrainerConfig};

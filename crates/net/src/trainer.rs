@@ -10,7 +10,7 @@ use burn::optim::{
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 
 use crate::error::NetError;
-use crate::inference::InferenceModel;
+use crate::inference::{Backend, InferenceModel};
 use crate::loss::{LossConfig, LossReport, compute_loss};
 use crate::model::{BOARD_COLS, BOARD_ROWS, FanoronaNet, NetConfig, POLICY_SIZE, WDL_SIZE};
 
@@ -265,14 +265,20 @@ impl Trainer {
         self.model.as_ref().expect("model is present between steps")
     }
 
-    /// The current weights for play, on the training hardware without autodiff.
-    pub fn inference_model(&self) -> InferenceModel {
-        self.inference_model_on(&self.device.clone().without_autodiff())
+    /// The current weights for play, on the training hardware without autodiff (evaluated by
+    /// `backend` when that is the CPU).
+    pub fn inference_model(&self, backend: Backend) -> InferenceModel {
+        self.inference_model_on(&self.device.clone().without_autodiff(), backend)
     }
 
     /// The current weights for play, on `device` (e.g. the CPU while training on a GPU).
-    pub fn inference_model_on(&self, device: &Device) -> InferenceModel {
-        InferenceModel::new(self.config.net.clone(), self.model().clone(), device)
+    pub fn inference_model_on(&self, device: &Device, backend: Backend) -> InferenceModel {
+        InferenceModel::new(
+            self.config.net.clone(),
+            self.model().clone(),
+            device,
+            backend,
+        )
     }
 
     /// The L2 term `weight_decay / 2 * sum(w^2)` over trained parameters (batchnorm running
@@ -416,7 +422,7 @@ pub(crate) mod tests {
         let mut trainer = Trainer::new(TrainerConfig::new(cfg.clone()), &Device::flex());
         let batch = peaked_batch(&cfg, 4, 9);
         trainer.train_step(&batch, 0.01).unwrap();
-        let model = trainer.inference_model();
+        let model = trainer.inference_model(Backend::Native);
         let (policy, wdl) = model.forward(&batch.planes, 4);
         assert_eq!(policy.len(), 4 * POLICY_SIZE);
         assert_eq!(wdl.len(), 4 * WDL_SIZE);
@@ -462,7 +468,9 @@ pub(crate) mod tests {
             .into_data()
             .try_into_vec::<f32>()
             .unwrap();
-        let (policy, wdl) = trainer.inference_model().forward(&batch.planes, 8);
+        let (policy, wdl) = trainer
+            .inference_model(Backend::Native)
+            .forward(&batch.planes, 8);
         // Training steps moved the running statistics away from their initial (identity)
         // values, so the folding has real work to do.
         let moved = policy

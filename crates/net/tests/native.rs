@@ -100,12 +100,8 @@ fn default_and_large_shapes_match_burn() {
 #[test]
 fn the_trained_sample_network_matches_burn_on_real_positions() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-4x48.fnm");
-    let (model, _) = load_exported(&path).unwrap();
-    assert_eq!(
-        model.backend(),
-        Backend::Native,
-        "the CPU default is native"
-    );
+    let (model, _) = load_exported(&path, Backend::Native).unwrap();
+    assert_eq!(model.backend(), Backend::Native);
     let (burn, natives) = both(&model);
     let states = sample_states(200, 11);
     let requests: Vec<EvalRequest<'_, FanoronaState>> = states

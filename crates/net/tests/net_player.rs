@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use fanorona_testkit::TempDir;
 
 use burn::tensor::Device;
+use fanorona_arena::arena::{FactoryError, MatchConfig, play_match};
 use fanorona_engine::{Game, Rules};
-use fanorona_net::{
-    ExportMeta, InferenceModel, NetConfig, export_model, net_player_from_spec, player_registry,
-};
-use fanorona_players::arena::{FactoryError, MatchConfig, play_match};
-use fanorona_players::{Player, PlayerSpec, Registry};
+use fanorona_net::{Backend, ExportMeta, InferenceModel, NetConfig, export_model, player_registry};
+use fanorona_players::Player;
+use fanorona_specs::Registry;
 
 /// A tiny random network exported into a fresh directory (kept while the directory lives).
 fn temp_model() -> (TempDir, PathBuf) {
@@ -23,16 +22,17 @@ fn temp_model() -> (TempDir, PathBuf) {
     (dir, path)
 }
 
+fn build(text: &str, stream: u64) -> Result<Box<dyn Player>, FactoryError> {
+    let registry = player_registry(Backend::Native);
+    Ok(registry.build(&registry.parse(text)?, stream)?)
+}
+
 #[test]
 fn net_player_plays_legal_games_to_the_end() {
     let (_dir, path) = temp_model();
-    let spec: PlayerSpec = format!("net:path={},sims=16,batch=4", path.display())
-        .parse()
-        .unwrap();
-    let mut player = net_player_from_spec(&spec, 0).unwrap();
+    let mut player = build(&format!("net:path={},sims=16,batch=4", path.display()), 0).unwrap();
     let mut game = Game::new(Rules::default());
-    let greedy: PlayerSpec = "greedy".parse().unwrap();
-    let mut opponent = Registry::classical().build(&greedy, 1).unwrap();
+    let mut opponent = build("greedy", 1).unwrap();
     let mut turns = 0;
     while game.outcome().is_none() && turns < 400 {
         let choice = if turns % 2 == 0 {
@@ -48,20 +48,22 @@ fn net_player_plays_legal_games_to_the_end() {
         game.outcome().is_some(),
         "the game ends under the no-progress rule at the latest"
     );
-    assert!(player.evaluator().evaluations() > 0);
 }
 
 #[test]
 fn net_spec_errors_name_the_problem() {
     let (_dir, path) = temp_model();
     for (text, needle) in [
-        ("net:sims=10".to_string(), "needs `path`"),
+        ("net:sims=10".to_string(), "needs `path=`"),
         (format!("net:path={},sims=0", path.display()), "sims"),
         (format!("net:path={},depth=3", path.display()), "depth"),
+        (
+            format!("net:path={},backend=gpu", path.display()),
+            "`native` or `burn`",
+        ),
         ("net:path=/nonexistent/model.fnm".to_string(), "nonexistent"),
     ] {
-        let spec: PlayerSpec = text.parse().unwrap();
-        let err = net_player_from_spec(&spec, 0).expect_err(&text).to_string();
+        let err = build(&text, 0).err().expect(&text).to_string();
         assert!(err.contains(needle), "{text}: {err}");
     }
 }
@@ -77,40 +79,43 @@ fn net_player_in_a_match() {
         opening_plies: 1,
         ..MatchConfig::default()
     };
-    let a = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
-        let spec: PlayerSpec = spec.parse()?;
-        Ok(Box::new(net_player_from_spec(&spec, stream)?))
-    };
-    let b = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
-        let spec: PlayerSpec = "greedy".parse()?;
-        Ok(Registry::classical().build(&spec, stream)?)
-    };
+    let a = |stream: u64| build(&spec, stream);
+    let b = |stream: u64| build("greedy", stream);
     let result = play_match(&config, &a, &b, |_, _| {}).unwrap();
     assert_eq!(result.games.len(), 2);
 }
 
 #[test]
 fn the_registry_checks_net_specs_without_loading_and_builds_them() {
-    let registry = player_registry();
-    assert!(registry.names().contains(&"net"));
-    // Checking does no I/O: a path that does not exist passes the check, not the build.
-    let missing: PlayerSpec = "net:path=/nonexistent/model.fnm".parse().unwrap();
-    registry.check(&missing).unwrap();
-    let err = registry
-        .build(&missing, 0)
-        .err()
-        .expect("no such model")
-        .to_string();
+    let registry = player_registry(Backend::Native);
+    assert!(registry.kinds().any(|k| k.name == "net"));
+    assert!(Registry::classical().kinds().all(|k| k.name != "net"));
+    // Checking does no I/O: a path that does not exist passes the check, not the load.
+    let missing = registry.parse("net:path=/nonexistent/model.fnm").unwrap();
+    let err = registry.load(&missing).unwrap_err().to_string();
     assert!(err.contains("/nonexistent/model.fnm"), "{err}");
-    let err = registry.check(&"net:sims=5".parse().unwrap()).unwrap_err();
-    assert!(err.to_string().contains("needs `path`"), "{err}");
+    let err = registry.parse("net:sims=5").unwrap_err();
+    assert!(err.to_string().contains("needs `path=`"), "{err}");
     let (_dir, path) = temp_model();
-    let spec: PlayerSpec = format!("net:path={},sims=4", path.display())
-        .parse()
+    let settings = registry
+        .parse(&format!("net:path={},sims=4,backend=burn", path.display()))
         .unwrap();
-    let mut player = registry.build(&spec, 0).unwrap();
-    assert_eq!(player.name(), spec.to_string());
+    registry.load(&settings).unwrap();
+    let mut player = registry.build(&settings, 0).unwrap();
+    assert_eq!(player.name(), settings.spec().to_string());
     let game = Game::new(Rules::default());
     let choice = player.choose(&game, None).unwrap();
     assert!(game.position().try_play_turn(&choice.turn).is_ok());
+    // The identity names the weights, not the file.
+    let identity = registry.identity(&settings).unwrap();
+    assert!(
+        identity.starts_with("net:model=") && identity.ends_with(",sims=4,backend=burn"),
+        "{identity}"
+    );
+    let copy = path.with_file_name("copy.fnm");
+    std::fs::copy(&path, &copy).unwrap();
+    let moved = registry
+        .parse(&format!("net:path={},sims=4,backend=burn", copy.display()))
+        .unwrap();
+    assert_eq!(registry.identity(&moved).unwrap(), identity);
 }

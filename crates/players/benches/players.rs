@@ -9,7 +9,7 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use fanorona_engine::{Color, Game, Rules};
 use fanorona_mcts::{Search, SearchConfig, UniformEvaluator};
 use fanorona_players::FanoronaState;
-use fanorona_players::arena::random_opening;
+use fanorona_players::random_opening;
 use fanorona_players::{AlphaBetaConfig, AlphaBetaPlayer, LeafJudge, Limit, Player};
 
 /// The start position, and games after 6 and 16 random opening turns (the first opening seeds

@@ -176,7 +176,7 @@ fn alphabeta_agrees_with_plain_negamax() {
     for seed in 0..6u64 {
         for plies in [3, 9, 17, 25] {
             let mut g = Game::new(Rules::default());
-            for t in fanorona_players::arena::random_opening(seed, plies, Rules::default()) {
+            for t in fanorona_players::random_opening(seed, plies, Rules::default()) {
                 g.play_turn(&t).unwrap();
             }
             // Only positions whose tree is small enough for the plain search.

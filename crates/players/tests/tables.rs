@@ -1,13 +1,13 @@
 //! Players with endgame tables: perfect play at a covered root, exact scores inside the
-//! alpha-beta search, tablebase positions as terminal nodes of MCTS, and `tb=off`.
+//! alpha-beta search, tablebase positions as terminal nodes of MCTS.
 
 use std::sync::{Arc, OnceLock};
 
 use fanorona_engine::{Color, Game, Position, Rules, Setup, parse_position};
 use fanorona_mcts::{GameState, Terminal};
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, FanoronaState, MctsConfig, MctsPlayer, Player, PlayerSpec,
-    RandomPlayer, Registry, Score,
+    AlphaBetaConfig, AlphaBetaPlayer, FanoronaState, MctsConfig, MctsPlayer, Player, RandomPlayer,
+    Score,
 };
 use fanorona_tablebase::{Probe, Tablebase, Wdl, build};
 use fanorona_testkit::Rng;
@@ -141,23 +141,5 @@ fn mcts_with_tables_converts_a_won_endgame() {
     assert_eq!(
         play_out(game(LONG_WIN), &mut white, &mut black),
         Some(Color::White)
-    );
-}
-
-#[test]
-fn the_registry_hands_tables_to_players_unless_the_spec_says_tb_off() {
-    let registry = Registry::classical().with_tables(Some(tables()));
-    let g = game(LONG_WIN);
-    let spec: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
-    let choice = registry.build(&spec, 0).unwrap().choose(&g, None).unwrap();
-    assert!(matches!(choice.info.score, Some(Score::Tablebase(_))));
-    let spec: PlayerSpec = "alphabeta:depth=2,tb=off".parse().unwrap();
-    let choice = registry.build(&spec, 0).unwrap().choose(&g, None).unwrap();
-    assert!(matches!(choice.info.score, Some(Score::Centistones(_))));
-    let spec: PlayerSpec = "mcts:sims=20,tb=maybe".parse().unwrap();
-    let err = registry.check(&spec).unwrap_err().to_string();
-    assert!(
-        err.contains("`tb`") && err.contains("`on` or `off`"),
-        "{err}"
     );
 }

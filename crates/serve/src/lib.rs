@@ -1,7 +1,7 @@
 //! Play Fanorona against the computer: an HTTP server (axum on tokio) with an embedded web
 //! page and a small JSON API. This crate is HTTP, the page and the JSON views only: the game
 //! itself is a `fanorona_players::GameSession`, the levels and the engine seam are
-//! `fanorona_players::levels`, and `fanorona_net::chooser_for` picks the engine.
+//! `fanorona_session::levels`, and `fanorona_net::chooser_for` picks the engine.
 //!
 //! - [`view`]: the JSON shapes; [`server`]: the router, limits and search pool.
 //!
@@ -133,7 +133,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use fanorona_players::levels::ClassicalChooser;
+//! use fanorona_session::levels::ClassicalChooser;
 //! use fanorona_serve::{ServerConfig, run};
 //!
 //! let engine = Arc::new(ClassicalChooser::default());

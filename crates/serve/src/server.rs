@@ -25,9 +25,9 @@ use crate::view::{
     judge, outcome_bar, turn_view,
 };
 use fanorona_players::Stop;
-use fanorona_players::levels::{Level, TurnChooser};
-use fanorona_players::session::ReplayError;
-use fanorona_players::session::{GameSession, turn_details};
+use fanorona_session::levels::{Level, TurnChooser};
+use fanorona_session::session::ReplayError;
+use fanorona_session::session::{GameSession, turn_details};
 
 /// The server's limits and settings. [`ServerConfig::default`] is what `fanorona serve`
 /// uses.

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use fanorona_engine::{Bitboard, Color, EndReason, HEIGHT, Outcome, Point, StepKind, WIDTH};
 use serde::{Deserialize, Serialize};
 
-use fanorona_players::levels::{Level, TurnChooser};
-use fanorona_players::session::ReplayError;
-use fanorona_players::session::{GameSession, StepDetail, list_turns};
+use fanorona_session::levels::{Level, TurnChooser};
+use fanorona_session::session::ReplayError;
+use fanorona_session::session::{GameSession, StepDetail, list_turns};
 
 /// A game as the client sends it, to `POST /api/state` and `POST /api/move`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

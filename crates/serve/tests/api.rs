@@ -9,8 +9,8 @@ use fanorona_engine::{Color, EndReason, StepKind};
 use fanorona_serve::view::{AnalysisView, ErrorBody, MoveResponse, ReviewView, Score, StateView};
 use std::sync::Arc;
 
-use fanorona_players::levels::ClassicalChooser;
 use fanorona_serve::{ServerConfig, router};
+use fanorona_session::levels::ClassicalChooser;
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -179,7 +179,7 @@ async fn the_engine_answers_with_a_legal_turn() {
     let m = engine_move(json!({"turns": ["e2e3a"], "level": "beginner"})).await;
     let turn = m.engine_turn.expect("the engine plays");
     assert_eq!(turn.color, Color::Black);
-    assert_eq!(m.level, fanorona_players::levels::Level::Beginner);
+    assert_eq!(m.level, fanorona_session::levels::Level::Beginner);
     assert_eq!(m.state.turns.len(), 2);
     assert_eq!(m.state.turns[1], turn.turn);
     assert_eq!(m.state.side_to_move, Color::White);
@@ -490,7 +490,7 @@ async fn the_tables_verdict_comes_with_a_covered_position_and_the_engine_plays_i
 /// An engine that thinks until its deadline or its stop flag, then plays the first legal turn.
 struct Ponderer;
 
-impl fanorona_players::levels::TurnChooser for Ponderer {
+impl fanorona_session::levels::TurnChooser for Ponderer {
     fn name(&self) -> &str {
         "ponderer"
     }
@@ -498,10 +498,10 @@ impl fanorona_players::levels::TurnChooser for Ponderer {
     fn think(
         &self,
         game: &fanorona_engine::Game,
-        _level: fanorona_players::levels::Level,
+        _level: fanorona_session::levels::Level,
         deadline: std::time::Instant,
         stop: &fanorona_players::Stop,
-    ) -> Result<fanorona_players::Choice, fanorona_players::levels::ChooseError> {
+    ) -> Result<fanorona_players::Choice, fanorona_session::levels::ChooseError> {
         while !stop.is_raised() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }

@@ -7,8 +7,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fanorona_players::levels::ClassicalChooser;
 use fanorona_serve::{ServerConfig, serve_connections};
+use fanorona_session::levels::ClassicalChooser;
 
 /// Starts a server with `config` on a free loopback port; it stops when the runtime does.
 fn start(config: ServerConfig) -> (std::net::SocketAddr, tokio::runtime::Runtime) {

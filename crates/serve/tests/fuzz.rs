@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use fanorona_players::levels::ClassicalChooser;
 use fanorona_serve::{ServerConfig, router};
+use fanorona_session::levels::ClassicalChooser;
 use fanorona_testkit::fuzz;
 use http_body_util::BodyExt;
 use tower::ServiceExt;

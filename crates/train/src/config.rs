@@ -706,7 +706,7 @@ impl TrainConfig {
             "must be 1 to 100000",
         )?;
         v.check(
-            e.opening_plies <= fanorona_players::arena::MatchConfig::MAX_OPENING_PLIES,
+            e.opening_plies <= fanorona_arena::arena::MatchConfig::MAX_OPENING_PLIES,
             "evaluation.opening_plies",
             e.opening_plies.to_string(),
             "must be 0 to 64",
@@ -718,8 +718,8 @@ impl TrainConfig {
             "must be in [0.5, 1]",
         )?;
         for (i, spec) in e.baselines.iter().enumerate() {
-            spec.parse::<fanorona_players::PlayerSpec>()
-                .and_then(|s| fanorona_net::player_registry().check(&s))
+            fanorona_net::player_registry(fanorona_net::Backend::Native)
+                .parse(spec)
                 .map_err(|err| {
                     v.bad(
                         &format!("evaluation.baselines[{i}]"),

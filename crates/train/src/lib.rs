@@ -32,6 +32,7 @@
 //!     interactive: false,
 //!     stop: Arc::new(AtomicBool::new(false)),
 //!     tablebases: None,
+//!     backend: None,
 //! };
 //! let summary = train(&config, &options).unwrap();
 //! println!("{} generations, {} steps", summary.generation, summary.steps);

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use fanorona_net::{OptimizerConfig, Trainer, TrainerConfig, device_by_name};
+use fanorona_net::{Backend, OptimizerConfig, Trainer, TrainerConfig, device_by_name};
 
 use crate::config::{OptimizerKind, TrainConfig};
 use crate::metrics::{Metrics, Progress};
@@ -54,6 +54,9 @@ pub struct TrainOptions {
     /// Read (and build) the endgame tables here instead of the config's `tablebase.dir`: a
     /// path of this machine, so it overrides the run's archived config on resume too.
     pub tablebases: Option<PathBuf>,
+    /// How networks run on the CPU, overriding the config's `training.inference` (the
+    /// command line's `--backend`).
+    pub backend: Option<Backend>,
 }
 
 /// What a run did, for the command's last words.
@@ -94,9 +97,10 @@ fn open_run(
     interactive: bool,
     stop: Arc<AtomicBool>,
     local_selfplay: bool,
+    backend: Option<Backend>,
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
-    fanorona_net::set_configured_backend(config.training.inference);
+    let backend = backend.unwrap_or(config.training.inference);
     let mut metrics = Metrics::open(&dir.tensorboard_dir());
     let progress = Progress::new(interactive);
     if let Some(warning) = metrics.take_warning() {
@@ -113,6 +117,7 @@ fn open_run(
         stop,
         tables,
         local_selfplay,
+        backend,
     })
 }
 
@@ -423,8 +428,8 @@ fn open_for_training(
             (lock, dir, config, resumed)
         }
         RunLocation::Store(url) => {
-            let store = Arc::new(StoreRun::open(url)?);
-            if !store.exists("config.toml")? {
+            let store = Arc::new(StoreRun::open(url).map_err(RunDirError::from)?);
+            if !store.exists("config.toml").map_err(RunDirError::from)? {
                 device_by_name(&config.training.device)?;
             }
             let lock = RunLock::acquire_lease(Arc::clone(&store))?;
@@ -451,6 +456,7 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         opts.interactive,
         Arc::clone(&opts.stop),
         opts.selfplay,
+        opts.backend,
     )?;
     if let Some(warning) = lock.warning() {
         run.progress.line(&format!("warning: {warning}"));
@@ -532,6 +538,7 @@ pub fn selfplay_worker(
     work_dir: Option<PathBuf>,
     stop: Arc<AtomicBool>,
     interactive: bool,
+    backend: Option<Backend>,
 ) -> Result<u64, TrainError> {
     let work = match (run_dir, work_dir) {
         (RunLocation::Store(url), None) => {
@@ -540,7 +547,7 @@ pub fn selfplay_worker(
         (_, work) => work,
     };
     let (dir, config) = RunDir::open_existing(run_dir, work.as_deref())?;
-    let mut run = open_run(dir, config, interactive, stop, true)?;
+    let mut run = open_run(dir, config, interactive, stop, true, backend)?;
     let mut games = 0;
     let mut last_generation = None;
     let mut failures = 0u32;

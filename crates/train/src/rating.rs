@@ -7,13 +7,15 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 
+use fanorona_arena::arena::{FactoryError, MatchConfig, MatchError, MatchResult, play_match};
+use fanorona_arena::elo::{EloEstimate, MatchScore, elo_text};
+use fanorona_arena::harness::Scale;
+use fanorona_arena::rating::Pairing;
 use fanorona_engine::Rules;
 use fanorona_mcts::derive_seed;
 use fanorona_net::{InferenceModel, Trainer, net_player, player_registry};
-use fanorona_players::arena::{FactoryError, MatchConfig, MatchError, MatchResult, play_match};
-use fanorona_players::elo::{EloEstimate, MatchScore, elo_text};
-use fanorona_players::rating::{FitOptions, Pairing, fit};
-use fanorona_players::{MctsConfig, Player, PlayerSpec};
+use fanorona_players::Player;
+use fanorona_specs::{NetSettings, Settings};
 
 use crate::run::{Run, RunState, TrainError};
 
@@ -53,19 +55,6 @@ impl Rating {
     }
 }
 
-/// Settings of the network player in rating games.
-pub fn rating_player_config(simulations: u32, seed: u64) -> MctsConfig {
-    MctsConfig {
-        simulations,
-        millis: None,
-        c_puct: fanorona_net::player::DEFAULT_C_PUCT,
-        seed,
-        batch_size: fanorona_net::player::DEFAULT_BATCH,
-        reuse_across_turns: true,
-        leaf_mix: None,
-    }
-}
-
 /// How rating matches are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RatingMatch {
@@ -86,7 +75,7 @@ pub struct RatingMatch {
 pub enum RatingError {
     /// A baseline is not a valid player spec.
     #[error("baseline {0:?}: {1}")]
-    Baseline(String, fanorona_players::SpecError),
+    Baseline(String, fanorona_specs::SpecError),
     /// The match stopped.
     #[error(transparent)]
     Match(#[from] MatchError),
@@ -115,15 +104,15 @@ pub fn rate(
     let make_net = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
         Ok(Box::new(net_player(
             model.clone(),
-            rating_player_config(simulations, stream),
+            NetSettings::search_with(simulations, stream),
             "net",
         )))
     };
     let result = match opponent {
-        Opponent::Spec(spec) => {
-            let registry = player_registry();
+        Opponent::Spec(settings) => {
+            let registry = player_registry(model.backend());
             let make = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
-                Ok(registry.build(spec, stream)?)
+                Ok(registry.build(settings, stream)?)
             };
             play_match(&config, &make_net, &make, |_, _| {})
         }
@@ -131,7 +120,7 @@ pub fn rate(
             let make = |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
                 Ok(Box::new(net_player(
                     other.clone(),
-                    rating_player_config(simulations, stream),
+                    NetSettings::search_with(simulations, stream),
                     "previous",
                 )))
             };
@@ -144,7 +133,7 @@ pub fn rate(
 /// Who the network plays in a rating match.
 pub enum Opponent<'a> {
     /// A registered player.
-    Spec(&'a PlayerSpec),
+    Spec(&'a Settings),
     /// An earlier network.
     Net(&'a InferenceModel),
 }
@@ -187,9 +176,9 @@ pub fn append_ratings(
 }
 
 /// The player the run's rating scale is anchored at, when it is one of the baselines.
-pub const SCALE_ANCHOR: &str = "alphabeta:depth=2";
+pub const SCALE_ANCHOR: &str = fanorona_arena::harness::ANCHOR;
 
-/// Every rating of a run on one scale: the joint fit of `fanorona_players::rating` over every
+/// Every rating of a run on one scale: the joint fit of `fanorona_arena::rating` over every
 /// row of `ratings.csv` (each checkpoint against the baselines and the previous network),
 /// anchored at `alphabeta:depth=2` when it is a baseline, else at the first opponent listed.
 #[derive(Clone, Debug, PartialEq)]
@@ -260,11 +249,12 @@ pub fn run_scale(csv: &str) -> Option<RunScale> {
         opponents.first()?.clone()
     };
     let anchor_index = names.iter().position(|n| *n == anchor)?;
-    let fitted = fit(names.len(), &pairings, &FitOptions::anchored(anchor_index)).ok()?;
-    let players = names
-        .into_iter()
+    let scale = Scale::fit(names, &pairings, anchor_index).ok()?;
+    let players = scale
+        .names
+        .iter()
         .enumerate()
-        .map(|(i, n)| (n, fitted.elo[i], fitted.interval(i)))
+        .map(|(i, n)| (n.clone(), scale.fit.elo[i], scale.fit.interval(i)))
         .collect();
     Some(RunScale {
         anchor,
@@ -299,7 +289,7 @@ pub fn rate_checkpoint(
 ) -> Result<(), TrainError> {
     let e = run.config.evaluation.clone();
     let steps = trainer.steps();
-    let model = trainer.inference_model();
+    let model = trainer.inference_model(run.backend);
     let how = RatingMatch {
         games: e.games,
         simulations: e.simulations,
@@ -312,10 +302,10 @@ pub fn rate_checkpoint(
     run.progress.phase(&label, total);
     let mut ratings: Vec<Rating> = Vec::new();
     for (i, text) in e.baselines.iter().enumerate() {
-        let rated = text
-            .parse::<PlayerSpec>()
+        let rated = player_registry(run.backend)
+            .parse(text)
             .map_err(|err| RatingError::Baseline(text.clone(), err))
-            .and_then(|spec| rate(&model, text, Opponent::Spec(&spec), &how));
+            .and_then(|settings| rate(&model, text, Opponent::Spec(&settings), &how));
         match rated {
             Ok(r) => ratings.push(r),
             Err(err) => run.say(&format!("warning: rating against {text} failed: {err}"))?,
@@ -371,7 +361,7 @@ fn rate_against_checkpoint(
     how: &RatingMatch,
 ) -> Result<Rating, RatingError> {
     let (previous, _) = Trainer::load_checkpoint(path, &run.device)?;
-    let opponent = previous.inference_model();
+    let opponent = previous.inference_model(run.backend);
     rate(model, name, Opponent::Net(&opponent), how)
 }
 

@@ -106,6 +106,8 @@ pub struct Run {
     pub tables: Option<Arc<fanorona_players::SearchTables>>,
     /// Whether the trainer plays self-play games itself (`false`: it waits for workers').
     pub local_selfplay: bool,
+    /// How networks run on the CPU (the config's `training.inference` or `--backend`).
+    pub backend: fanorona_net::Backend,
 }
 
 impl Run {
@@ -186,12 +188,12 @@ impl Run {
                 .fetch_checkpoint(&self.dir.checkpoint_path(best))?
                 .unwrap_or_else(|| self.dir.checkpoint_path(best));
             match Trainer::load_checkpoint(&path, &self.device) {
-                Ok((best_trainer, _)) => return Ok(best_trainer.inference_model()),
+                Ok((best_trainer, _)) => return Ok(best_trainer.inference_model(self.backend)),
                 Err(e) => self.say(&format!(
                     "warning: cannot load the best checkpoint ({e}); using the newest"
                 ))?,
             }
         }
-        Ok(trainer.inference_model())
+        Ok(trainer.inference_model(self.backend))
     }
 }

@@ -49,14 +49,9 @@ pub enum RunDirError {
     /// The archived config is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// An object store request failed (after its retries).
-    #[error("{what}: {message}")]
-    Store {
-        /// The URL of the run or object.
-        what: String,
-        /// What went wrong.
-        message: String,
-    },
+    /// The object store of a run on one.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// Something else is wrong with the directory.
     #[error("{0}")]
     Other(String),
@@ -116,8 +111,9 @@ impl Remote {
     /// The local file of immutable object `name` (a checkpoint or shard), downloaded into the
     /// cache unless it is there; `None` when the store has no such object.
     fn fetch(&self, name: &str) -> Result<Option<PathBuf>, RunDirError> {
-        self.cache
-            .get_or_fetch(name, || Ok(self.run.get(name)?.map(|(bytes, _)| bytes)))
+        Ok(self
+            .cache
+            .get_or_fetch(name, || Ok(self.run.get(name)?.map(|(bytes, _)| bytes)))?)
     }
 }
 
@@ -149,14 +145,14 @@ fn open_reader(location: &RunLocation, work: Option<&Path>) -> Result<RunDir, Ru
     Ok(RunDir::open_existing(location, work.as_deref())?.0)
 }
 
-/// The checkpoints of the run at `url` on a store, oldest first, each downloaded into this
-/// process's cache (under `work`, see [`open_reader`]) and readable at the path given (for
-/// `fanorona rate`).
+/// The checkpoints of the run at `location`, oldest first, readable at the paths given: a
+/// run on a store has each downloaded into this process's cache (under `work`, see
+/// [`open_reader`]). For `fanorona rate`.
 pub fn fetch_checkpoints(
-    url: &str,
+    location: &RunLocation,
     work: Option<&Path>,
 ) -> Result<Vec<(u64, PathBuf)>, RunDirError> {
-    let dir = open_reader(&RunLocation::Store(url.to_string()), work)?;
+    let dir = open_reader(location, work)?;
     let mut out = Vec::new();
     for (steps, path) in dir.checkpoints()? {
         if let Some(path) = dir.fetch_checkpoint(&path)? {
@@ -165,7 +161,7 @@ pub fn fetch_checkpoints(
     }
     if out.is_empty() {
         return Err(RunDirError::Other(format!(
-            "{url}: the run has no checkpoints yet"
+            "{location}: the run has no checkpoints yet"
         )));
     }
     Ok(out)
@@ -666,9 +662,9 @@ impl RunDir {
     /// The file a new checkpoint is written to before [`RunDir::publish_checkpoint`].
     pub fn checkpoint_file(&self, steps: u64) -> Result<PathBuf, RunDirError> {
         match &self.remote {
-            Some(remote) => remote
+            Some(remote) => Ok(remote
                 .cache
-                .prepare(&format!("checkpoints/ckpt-{steps:09}.ckpt")),
+                .prepare(&format!("checkpoints/ckpt-{steps:09}.ckpt"))?),
             None => Ok(self.checkpoint_path(steps)),
         }
     }

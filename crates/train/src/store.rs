@@ -36,7 +36,29 @@ use object_store::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::rundir::RunDirError;
+/// Why a request to the store, or the local cache beside it, failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A request failed (after its retries), or the URL is wrong.
+    #[error("{what}: {message}")]
+    Request {
+        /// The URL of the run or object.
+        what: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A local file operation failed.
+    #[error("{path}: {error}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// Anything else (a lease held by another trainer, a lost lease).
+    #[error("{0}")]
+    Other(String),
+}
 
 /// How long one request is retried (with exponential backoff, 0.1 s doubling up to 10 s)
 /// before its error is reported.
@@ -145,8 +167,8 @@ fn retry() -> RetryConfig {
 
 impl StoreRun {
     /// Connects to the store of `url` (nothing is read or written yet).
-    pub fn open(url: &str) -> Result<StoreRun, RunDirError> {
-        let bad = |message: String| RunDirError::Store {
+    pub fn open(url: &str) -> Result<StoreRun, StoreError> {
+        let bad = |message: String| StoreError::Request {
             what: url.to_string(),
             message,
         };
@@ -211,11 +233,11 @@ impl StoreRun {
         url: &str,
         store: Arc<dyn ObjectStore>,
         prefix: ObjectPath,
-    ) -> Result<StoreRun, RunDirError> {
+    ) -> Result<StoreRun, StoreError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| RunDirError::Store {
+            .map_err(|e| StoreError::Request {
                 what: url.to_string(),
                 message: format!("cannot start the network runtime: {e}"),
             })?;
@@ -237,8 +259,8 @@ impl StoreRun {
             .fold(self.prefix.clone(), |p, part| p.join(part))
     }
 
-    fn error(&self, name: &str, e: object_store::Error) -> RunDirError {
-        RunDirError::Store {
+    fn error(&self, name: &str, e: object_store::Error) -> StoreError {
+        StoreError::Request {
             what: format!("{}/{name}", self.url),
             message: e.to_string(),
         }
@@ -246,7 +268,7 @@ impl StoreRun {
 
     /// Reads object `name` (a path relative to the run, like `checkpoints/ckpt-1.ckpt`), with
     /// its version; `None` when there is none.
-    pub fn get(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, RunDirError> {
+    pub fn get(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
         let path = self.path(name);
         self.runtime.block_on(async {
             match self.store.get(&path).await {
@@ -265,7 +287,7 @@ impl StoreRun {
     }
 
     /// Writes object `name` whole, replacing any.
-    pub fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), RunDirError> {
+    pub fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
         self.put_mode(name, bytes, PutMode::Overwrite)
             .map(|_| ())
             .map_err(|e| self.error(name, e))
@@ -296,7 +318,7 @@ impl StoreRun {
 
     /// Creates object `name` unless it exists: `Ok(false)` when it does. A store that cannot
     /// put conditionally gets a check and a put (a narrow race, reported in the docs).
-    pub fn create(&self, name: &str, bytes: Vec<u8>) -> Result<bool, RunDirError> {
+    pub fn create(&self, name: &str, bytes: Vec<u8>) -> Result<bool, StoreError> {
         match self.put_mode(name, bytes.clone(), PutMode::Create) {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
@@ -321,7 +343,7 @@ impl StoreRun {
         name: &str,
         bytes: Vec<u8>,
         version: &Version,
-    ) -> Result<Option<Version>, RunDirError> {
+    ) -> Result<Option<Version>, StoreError> {
         match self.put_mode(name, bytes.clone(), PutMode::Update(version.0.clone())) {
             Ok(v) => Ok(Some(v)),
             Err(object_store::Error::Precondition { .. }) => Ok(None),
@@ -337,7 +359,7 @@ impl StoreRun {
     }
 
     /// Whether object `name` exists.
-    pub fn exists(&self, name: &str) -> Result<bool, RunDirError> {
+    pub fn exists(&self, name: &str) -> Result<bool, StoreError> {
         let path = self.path(name);
         self.runtime.block_on(async {
             match self.store.head(&path).await {
@@ -349,7 +371,7 @@ impl StoreRun {
     }
 
     /// The names (and sizes) of the objects directly in folder `dir` of the run.
-    pub fn list(&self, dir: &str) -> Result<Vec<(String, u64)>, RunDirError> {
+    pub fn list(&self, dir: &str) -> Result<Vec<(String, u64)>, StoreError> {
         let path = self.path(dir);
         self.runtime.block_on(async {
             let listed = self
@@ -371,7 +393,7 @@ impl StoreRun {
     }
 
     /// Deletes object `name`; one already gone is no error.
-    pub fn delete(&self, name: &str) -> Result<(), RunDirError> {
+    pub fn delete(&self, name: &str) -> Result<(), StoreError> {
         let path = self.path(name);
         self.runtime.block_on(async {
             match self.store.delete(&path).await {
@@ -412,10 +434,10 @@ impl Cache {
 
     /// The local file of object `name`, its folder created, for a writer that then calls
     /// [`Cache::written`].
-    pub fn prepare(&self, name: &str) -> Result<PathBuf, RunDirError> {
+    pub fn prepare(&self, name: &str) -> Result<PathBuf, StoreError> {
         let path = self.path(name);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|error| RunDirError::Io {
+            std::fs::create_dir_all(parent).map_err(|error| StoreError::Io {
                 path: parent.to_path_buf(),
                 error,
             })?;
@@ -432,8 +454,8 @@ impl Cache {
     pub fn get_or_fetch(
         &self,
         name: &str,
-        fetch: impl FnOnce() -> Result<Option<Vec<u8>>, RunDirError>,
-    ) -> Result<Option<PathBuf>, RunDirError> {
+        fetch: impl FnOnce() -> Result<Option<Vec<u8>>, StoreError>,
+    ) -> Result<Option<PathBuf>, StoreError> {
         let path = self.path(name);
         if path.is_file() {
             if let Ok(file) = std::fs::File::options().append(true).open(&path) {
@@ -449,9 +471,12 @@ impl Cache {
     }
 
     /// Keeps `bytes` as object `name`, then trims the cache to its bound.
-    pub fn insert(&self, name: &str, bytes: &[u8]) -> Result<(), RunDirError> {
+    pub fn insert(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
         let path = self.prepare(name)?;
-        crate::rundir::write_atomic(&path, bytes)?;
+        fanorona_data::write_atomic(&path, bytes).map_err(|e| match e {
+            fanorona_data::AtomicWriteError::Io { path, error } => StoreError::Io { path, error },
+            other => StoreError::Other(other.to_string()),
+        })?;
         self.trim(&path);
         Ok(())
     }
@@ -540,7 +565,7 @@ impl Lease {
     }
 
     /// Takes the lease on `run`, or says who holds it and for how long.
-    pub fn acquire(run: Arc<StoreRun>) -> Result<Lease, RunDirError> {
+    pub fn acquire(run: Arc<StoreRun>) -> Result<Lease, StoreError> {
         let holder = format!(
             "{}-{}-{}",
             std::process::id(),
@@ -552,7 +577,7 @@ impl Lease {
         let taken = match run.get(Self::OBJECT)? {
             None => {
                 if !run.create(Self::OBJECT, Self::record(&holder))? {
-                    return Err(RunDirError::Other(format!(
+                    return Err(StoreError::Other(format!(
                         "{}: another trainer took the lease just now; one trainer per run",
                         run.url()
                     )));
@@ -563,7 +588,7 @@ impl Lease {
                 let current: Option<LeaseRecord> = serde_json::from_slice(&bytes).ok();
                 let live = |c: &&LeaseRecord| c.expires_unix > now_unix() && !dead_here(c);
                 if let Some(c) = current.as_ref().filter(live) {
-                    return Err(RunDirError::Other(format!(
+                    return Err(StoreError::Other(format!(
                         "{} is in use by another trainer (process {} on {:?}; its lease {} \
                          expires in {} s unless renewed); one trainer per run (self-play \
                          workers may join it with `fanorona selfplay`)",
@@ -580,11 +605,11 @@ impl Lease {
         };
         // Read back: on stores without conditional puts this is what settles a race.
         let (bytes, version) = run.get(Self::OBJECT)?.ok_or_else(|| {
-            RunDirError::Other(format!("{}: the lease vanished as it was taken", run.url()))
+            StoreError::Other(format!("{}: the lease vanished as it was taken", run.url()))
         })?;
         let ours = serde_json::from_slice::<LeaseRecord>(&bytes).is_ok_and(|r| r.holder == holder);
         if !taken || !ours {
-            return Err(RunDirError::Other(format!(
+            return Err(StoreError::Other(format!(
                 "{}: another trainer took the lease at the same moment; one trainer per run",
                 run.url()
             )));
@@ -601,7 +626,7 @@ impl Lease {
             std::thread::Builder::new()
                 .name("lease".into())
                 .spawn(move || renew_loop(&run, &holder, &lost, &stop, version))
-                .map_err(|e| RunDirError::Other(format!("cannot start the lease thread: {e}")))?
+                .map_err(|e| StoreError::Other(format!("cannot start the lease thread: {e}")))?
         };
         Ok(Lease {
             run,

@@ -27,6 +27,7 @@ fn options(dir: &Path, generations: u64) -> TrainOptions {
         interactive: false,
         stop: Arc::new(AtomicBool::new(false)),
         tablebases: None,
+        backend: None,
     }
 }
 
@@ -115,7 +116,7 @@ fn resuming_gives_the_same_network_as_an_uninterrupted_run() {
         let name = files(&dir.join("checkpoints")).pop().unwrap();
         let (trainer, _) =
             Trainer::load_checkpoint(&dir.join("checkpoints").join(name), &Device::flex()).unwrap();
-        let model = trainer.inference_model();
+        let model = trainer.inference_model(fanorona_net::Backend::Native);
         let planes = vec![0.5; model.config().input_len()];
         model.forward(&planes, 1)
     };

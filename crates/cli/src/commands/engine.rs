@@ -78,9 +78,12 @@ use std::sync::mpsc;
 use anyhow::{Context, Result};
 use clap::Args;
 use fanorona_engine::{Game, Position, Rules, Turn, parse_position};
-use fanorona_players::{Choice, ChoiceInfo, GameSession, Limit, Player, PlayerError, Stop};
+use fanorona_net::Backend;
+use fanorona_players::{Choice, ChoiceInfo, Limit, Player, PlayerError, Stop};
+use fanorona_session::GameSession;
 
-use super::players::{TablesArgs, make_player, parse_spec};
+use super::players::parse_player;
+use super::tables::TablesArgs;
 
 /// Arguments of `fanorona engine`.
 #[derive(Args, Debug)]
@@ -99,9 +102,12 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 const MAX_ERROR_CHARS: usize = 240;
 
 /// Run `fanorona engine` on standard input and output.
-pub fn run(args: &EngineArgs) -> Result<()> {
-    let spec = parse_spec(&args.player)?;
-    let player = make_player(&spec, 0, &args.tables.load(Rules::default())?)?;
+pub fn run(args: &EngineArgs, backend: Backend) -> Result<()> {
+    let registry = fanorona_net::player_registry(backend);
+    let settings = parse_player(&args.player, &registry)?;
+    let player = registry
+        .with_tables(args.tables.load(Rules::default())?)
+        .build(&settings, 0)?;
     let stdin = std::io::BufReader::new(std::io::stdin());
     let stdout = std::io::stdout();
     serve(stdin, stdout.lock(), player)
@@ -489,15 +495,19 @@ fn info_line(info: &ChoiceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fanorona_players::PlayerSpec;
+
+    fn make_player(text: &str) -> Box<dyn Player> {
+        let registry = fanorona_specs::Registry::classical();
+        registry.build(&registry.parse(text).unwrap(), 0).unwrap()
+    }
 
     fn session(script: &str) -> Vec<String> {
-        let spec: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
+        let spec = "alphabeta:depth=2";
         let mut output = Vec::new();
         serve(
             std::io::Cursor::new(script.as_bytes().to_vec()),
             &mut output,
-            make_player(&spec, 0, &None).unwrap(),
+            make_player(spec),
         )
         .unwrap();
         String::from_utf8(output)
@@ -559,13 +569,8 @@ mod tests {
         script.extend(std::iter::repeat_n(b'y', 5000));
         script.extend(b"\nisready\n");
         let mut output = Vec::new();
-        let spec: PlayerSpec = "random".parse().unwrap();
-        serve(
-            std::io::Cursor::new(script),
-            &mut output,
-            make_player(&spec, 0, &None).unwrap(),
-        )
-        .unwrap();
+        let spec = "random";
+        serve(std::io::Cursor::new(script), &mut output, make_player(spec)).unwrap();
         let out: Vec<String> = String::from_utf8(output)
             .unwrap()
             .lines()
@@ -610,13 +615,13 @@ mod tests {
             b"legal\n",
             b"\xff",
         ];
-        let spec: PlayerSpec = "random".parse().unwrap();
+        let spec = "random";
         fanorona_testkit::fuzz::run("engine protocol", &seeds, &words, 1000, |bytes| {
             let mut output = Vec::new();
             serve(
                 std::io::Cursor::new(bytes.to_vec()),
                 &mut output,
-                make_player(&spec, 0, &None).unwrap(),
+                make_player(spec),
             )
             .expect("the session runs to its end");
             let text = String::from_utf8(output).expect("answers are UTF-8");

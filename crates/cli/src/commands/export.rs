@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_net::{ExportMeta, export, load_exported};
+use fanorona_net::{Backend, ExportMeta, export, load_exported};
 
 /// Arguments of `fanorona export`.
 #[derive(Args, Debug)]
@@ -45,7 +45,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let written = export(&checkpoint, &args.out, &meta)
         .with_context(|| format!("exporting {}", checkpoint.display()))?;
     // Read it back: what was written must load, or the export failed.
-    let (model, _) = load_exported(&args.out).context("reading the exported model back")?;
+    let (model, _) =
+        load_exported(&args.out, Backend::Burn).context("reading the exported model back")?;
     let cfg = model.config();
     println!(
         "wrote {} ({} blocks x {} channels, {} training steps)",

@@ -1,4 +1,5 @@
-//! One module per subcommand, plus the player specs they share.
+//! One module per subcommand, plus what they share: players and their tables, progress bars,
+//! match settings.
 
 pub mod bench_net;
 pub mod engine;
@@ -11,6 +12,7 @@ pub mod rate;
 pub mod serve;
 pub mod tablebase;
 pub mod tablecheck;
+pub mod tables;
 pub mod train;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -39,8 +41,8 @@ pub fn match_settings(
     threads: Option<usize>,
     seed: u64,
     opening_plies: u32,
-) -> anyhow::Result<fanorona_players::arena::MatchConfig> {
-    use fanorona_players::arena::MatchConfig;
+) -> anyhow::Result<fanorona_arena::arena::MatchConfig> {
+    use fanorona_arena::arena::MatchConfig;
     if !(1..=MatchConfig::MAX_GAMES).contains(&games) {
         anyhow::bail!(
             "--games must be between 1 and {}, got {games}",

@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Plays N games (colours alternate; each random opening of K turns is played twice, once with
-//! each colour assignment; see `fanorona_players::arena`), showing a progress bar on a terminal
+//! each colour assignment; see `fanorona_arena::arena`), showing a progress bar on a terminal
 //! (hidden when standard error is not one), then prints, for player A: wins, draws, losses,
 //! score, the Elo difference with its 95% confidence interval, the average game length in turns
 //! and the draw reasons.
@@ -24,7 +24,7 @@
 //! it, flagging `OVERRUN` when the mean did or more than 1% of the turns did.
 //!
 //! **Games file** (`--out`): written atomically (a temporary file in the same folder, synced,
-//! then renamed), in the format of `fanorona_players::games_file` (`# fanorona-pit-games v2`):
+//! then renamed), in the format of `fanorona_arena::games_file` (`# fanorona-pit-games v2`):
 //! comment lines describing the match, one line per game, and a last line `# crc32 <hex>`,
 //! the CRC-32 of every byte before it. A game line has five fields separated by `" | "`:
 //!
@@ -42,15 +42,18 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_players::arena::{
+use fanorona_arena::arena::{
     FactoryError, MatchConfig, MatchGame, MatchResult, Side, ThinkStats, play_match,
 };
-use fanorona_players::elo::{MatchScore, elo_number};
-use fanorona_players::games_file::{GamesHeader, games_text};
-use fanorona_players::{Player, PlayerSpec};
+use fanorona_arena::elo::{MatchScore, elo_number};
+use fanorona_arena::games_file::{GamesHeader, games_text};
+use fanorona_net::Backend;
+use fanorona_players::Player;
+use fanorona_specs::Settings;
 use serde::Serialize;
 
-use super::players::{TablesArgs, make_player, parse_spec};
+use super::players::parse_player;
+use super::tables::TablesArgs;
 
 /// Arguments of `fanorona pit`.
 #[derive(Args, Debug)]
@@ -86,18 +89,24 @@ pub struct PitArgs {
 }
 
 /// Run `fanorona pit`.
-pub fn run(args: &PitArgs) -> Result<()> {
-    let spec_a = parse_spec(&args.a)?;
-    let spec_b = parse_spec(&args.b)?;
+pub fn run(args: &PitArgs, backend: Backend) -> Result<()> {
+    let registry = fanorona_net::player_registry(backend);
+    let spec_a = parse_player(&args.a, &registry)?;
+    let spec_b = parse_player(&args.b, &registry)?;
     let config = super::match_settings(args.games, args.threads, args.seed, args.opening_plies)?;
-    let tables = args.tables.load(config.rules)?;
-    let factory = |spec: PlayerSpec| {
-        let tables = tables.clone();
+    if let Some(path) = &args.out {
+        check_output(path)?;
+    }
+    let registry = registry.with_tables(args.tables.load(config.rules)?);
+    let factory = |settings: &Settings| {
+        let (settings, registry) = (settings.clone(), registry.clone());
         move |stream: u64| -> Result<Box<dyn Player>, FactoryError> {
-            make_player(&spec, stream, &tables).map_err(FactoryError::from)
+            registry
+                .build(&settings, stream)
+                .map_err(FactoryError::from)
         }
     };
-    let (make_a, make_b) = (factory(spec_a.clone()), factory(spec_b.clone()));
+    let (make_a, make_b) = (factory(&spec_a), factory(&spec_b));
 
     let bar = super::progress_bar(
         Some(u64::from(args.games)),
@@ -113,23 +122,41 @@ pub fn run(args: &PitArgs) -> Result<()> {
     bar.finish_and_clear();
     let result = result?;
 
-    if let Some(path) = &args.out {
+    // The result is printed whatever becomes of the games file.
+    let written = args.out.as_ref().map(|path| {
         write_games(path, &result.games, &spec_a, &spec_b, &config)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+            .with_context(|| format!("writing {}", path.display()))
+    });
     if args.json {
         let report = PitReport::new(&spec_a, &spec_b, &config, &result);
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", text_report(&spec_a, &spec_b, &result));
-        if let Some(path) = &args.out {
+        if let (Some(path), Some(Ok(()))) = (&args.out, &written) {
             println!("games written to {}", path.display());
         }
     }
+    written.transpose().map(|_| ())
+}
+
+/// Refuses an output file that could not be written once the match is over: its folder
+/// missing, or the name a folder.
+fn check_output(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    anyhow::ensure!(
+        dir.is_dir(),
+        "--out {}: the folder {} does not exist",
+        path.display(),
+        dir.display()
+    );
+    anyhow::ensure!(!path.is_dir(), "--out {}: that is a folder", path.display());
     Ok(())
 }
 
-fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
+fn text_report(a: &Settings, b: &Settings, result: &MatchResult) -> String {
     let MatchScore {
         wins,
         draws,
@@ -160,7 +187,7 @@ fn text_report(a: &PlayerSpec, b: &PlayerSpec, result: &MatchResult) -> String {
     }
     out.push('\n');
     for (side, spec) in [(Side::A, a), (Side::B, b)] {
-        if let Some(stats) = ThinkStats::of(&result.games, side, budget_ms(spec)) {
+        if let Some(stats) = ThinkStats::of(&result.games, side, spec.millis()) {
             out.push_str(&format!("time per turn {side}: {}\n", stats.summary()));
         }
     }
@@ -198,7 +225,7 @@ struct DrawReasons {
 }
 
 impl PitReport {
-    fn new(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig, result: &MatchResult) -> Self {
+    fn new(a: &Settings, b: &Settings, config: &MatchConfig, result: &MatchResult) -> Self {
         let elo = result.elo();
         PitReport {
             a: a.to_string(),
@@ -222,17 +249,12 @@ impl PitReport {
     }
 }
 
-/// The budget per turn a spec gives its player (`ms=`), if any.
-pub fn budget_ms(spec: &PlayerSpec) -> Option<u64> {
-    spec.get("ms").and_then(|v| v.parse().ok())
-}
-
 /// Writes the games file atomically.
 fn write_games(
     path: &Path,
     games: &[MatchGame],
-    a: &PlayerSpec,
-    b: &PlayerSpec,
+    a: &Settings,
+    b: &Settings,
     config: &MatchConfig,
 ) -> Result<()> {
     let header = GamesHeader {

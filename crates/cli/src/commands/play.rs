@@ -21,8 +21,8 @@ use fanorona_engine::{
 };
 use fanorona_players::Stop;
 use fanorona_players::evaluate;
-use fanorona_players::levels::{Level, TurnChooser};
-use fanorona_players::session::{GameSession, StepDetail, next_steps, turn_details};
+use fanorona_session::levels::{Level, TurnChooser};
+use fanorona_session::session::{GameSession, StepDetail, next_steps, turn_details};
 
 /// Arguments of `fanorona play`.
 #[derive(Args, Debug)]
@@ -40,14 +40,15 @@ pub struct PlayArgs {
     #[arg(long, value_name = "POSITION")]
     pub fen: Option<String>,
     #[command(flatten)]
-    pub tables: super::players::TablesArgs,
+    pub tables: super::tables::TablesArgs,
 }
 
 /// Run `fanorona play` on standard input and output.
-pub fn run(args: &PlayArgs) -> Result<()> {
+pub fn run(args: &PlayArgs, backend: fanorona_net::Backend) -> Result<()> {
     let engine = super::players::engine_for(
         args.model.as_deref(),
         args.tables.load_with_hint(Rules::default(), true)?,
+        backend,
     )?;
     let start = match &args.fen {
         Some(text) => parse_position(text).context("--fen")?,
@@ -664,7 +665,8 @@ mod tests {
             over_announced: false,
             human,
             level: Level::Beginner,
-            engine: super::super::players::engine_for(None, None).unwrap(),
+            engine: super::super::players::engine_for(None, None, fanorona_net::Backend::Native)
+                .unwrap(),
             chain: Vec::new(),
             redraw: true,
             out: Vec::new(),

@@ -24,15 +24,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub max_think_ms: u64,
     #[command(flatten)]
-    pub tables: super::players::TablesArgs,
+    pub tables: super::tables::TablesArgs,
 }
 
 /// Run `fanorona serve` until Ctrl-C.
-pub fn run(args: &ServeArgs) -> Result<()> {
+pub fn run(args: &ServeArgs, backend: fanorona_net::Backend) -> Result<()> {
     let tables = args
         .tables
         .load_with_hint(fanorona_engine::Rules::default(), true)?;
-    let engine = super::players::engine_for(args.model.as_deref(), tables)?;
+    let engine = super::players::engine_for(args.model.as_deref(), tables, backend)?;
     let mut config = ServerConfig {
         max_think: Duration::from_millis(args.max_think_ms),
         ..ServerConfig::default()

@@ -6,50 +6,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use fanorona_engine::{DEFAULT_NO_PROGRESS_LIMIT, Rules, parse_position};
+use fanorona_engine::parse_position;
+use fanorona_tablebase::Wdl;
 use fanorona_tablebase::build::{self, ClassStats, Progress};
-use fanorona_tablebase::{Tablebase, Wdl};
 
-/// The directory tables are read from and built into unless told otherwise.
-pub const DEFAULT_DIR: &str = "tablebases";
+use super::tablecheck::CheckArgs;
+use super::tables::TableDir;
 
 /// Arguments of `fanorona tablebase`.
 #[derive(Args, Debug)]
 pub struct TablebaseArgs {
     #[command(subcommand)]
     pub command: TablebaseCommand,
-}
-
-/// The table directory and the rules the tables are for, shared by every subcommand.
-#[derive(Args, Debug, Clone)]
-pub struct TableDir {
-    /// Directory of the table files.
-    #[arg(long = "tablebases", value_name = "DIR", default_value = DEFAULT_DIR)]
-    pub dir: PathBuf,
-    /// The no-progress limit (turns without a capture) the tables are for.
-    #[arg(long, value_name = "TURNS", default_value_t = DEFAULT_NO_PROGRESS_LIMIT)]
-    pub no_progress_limit: u32,
-}
-
-impl TableDir {
-    pub(crate) fn rules(&self) -> Rules {
-        Rules {
-            no_progress_limit: self.no_progress_limit,
-        }
-    }
-
-    pub(crate) fn open(&self) -> Result<Tablebase> {
-        let tb = Tablebase::open(&self.dir, self.rules())
-            .with_context(|| format!("reading the tables in {}", self.dir.display()))?;
-        if tb.classes().next().is_none() {
-            bail!(
-                "no tables in {} (build them with `fanorona tablebase build --stones 5 --out {}`)",
-                self.dir.display(),
-                self.dir.display()
-            );
-        }
-        Ok(tb)
-    }
 }
 
 /// What `fanorona tablebase` does.
@@ -90,27 +58,8 @@ pub enum TablebaseCommand {
     Check(CheckArgs),
 }
 
-/// Arguments of `fanorona tablebase check`.
-#[derive(Args, Debug)]
-pub struct CheckArgs {
-    /// The exported model (`fanorona export`).
-    #[arg(long, value_name = "FILE")]
-    pub model: PathBuf,
-    /// Positions to sample (uniformly over the covered material, then over placements).
-    #[arg(long, default_value_t = 1000)]
-    pub positions: usize,
-    /// Simulations per step of the search whose turns are checked.
-    #[arg(long, default_value_t = 200)]
-    pub sims: u32,
-    /// Seed of the sample.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[command(flatten)]
-    pub tables: TableDir,
-}
-
 /// Run `fanorona tablebase`.
-pub fn run(args: &TablebaseArgs) -> Result<()> {
+pub fn run(args: &TablebaseArgs, backend: fanorona_net::Backend) -> Result<()> {
     match &args.command {
         TablebaseCommand::Build {
             stones,
@@ -125,7 +74,7 @@ pub fn run(args: &TablebaseArgs) -> Result<()> {
         ),
         TablebaseCommand::Probe { fen, tables } => run_probe(fen, tables),
         TablebaseCommand::Verify { threads, tables } => run_verify(*threads, tables),
-        TablebaseCommand::Check(args) => super::tablecheck::run(args),
+        TablebaseCommand::Check(args) => super::tablecheck::run(args, backend),
     }
 }
 

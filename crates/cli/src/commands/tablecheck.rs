@@ -7,17 +7,39 @@
 //!   keep the table's result?
 //! - the **search**: does the turn chosen with `--sims` simulations keep it?
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, bail};
+use clap::Args;
 use fanorona_engine::{Bitboard, ByColor, Color, Game, Point, Position, Rules, Setup};
 use fanorona_net::encoding::{self, INPUT_LEN};
-use fanorona_net::player::{DEFAULT_BATCH, DEFAULT_C_PUCT};
-use fanorona_net::{InferenceModel, load_exported, net_player};
-use fanorona_players::{MctsConfig, Player};
+use fanorona_net::{Backend, InferenceModel, load_exported, net_player};
+use fanorona_players::Player;
+use fanorona_specs::NetSettings;
 use fanorona_tablebase::{Probe, Tablebase, Wdl};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use super::tablebase::CheckArgs;
+use super::tables::TableDir;
+
+/// Arguments of `fanorona tablebase check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The exported model (`fanorona export`).
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    /// Positions to sample (uniformly over the covered material, then over placements).
+    #[arg(long, default_value_t = 1000)]
+    pub positions: usize,
+    /// Simulations per step of the search whose turns are checked.
+    #[arg(long, default_value_t = 200)]
+    pub sims: u32,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub tables: TableDir,
+}
 
 /// Counts of one check.
 #[derive(Default)]
@@ -38,14 +60,14 @@ impl Tally {
 }
 
 /// Run `fanorona tablebase check`.
-pub fn run(args: &CheckArgs) -> Result<()> {
+pub fn run(args: &CheckArgs, backend: Backend) -> Result<()> {
     if args.positions == 0 || args.sims == 0 {
         bail!("--positions and --sims must be at least 1");
     }
     let tb = args.tables.open()?;
     let rules = args.tables.rules();
-    let (model, _) =
-        load_exported(&args.model).with_context(|| format!("--model {}", args.model.display()))?;
+    let (model, _) = load_exported(&args.model, backend)
+        .with_context(|| format!("--model {}", args.model.display()))?;
     let max = tb.max_stones();
     let positions = sample(&tb, max, args.positions, args.seed);
     let value = value_head(&model, &tb, &positions, rules)?;
@@ -126,14 +148,7 @@ fn turns_kept(
     sims: u32,
     seed: u64,
 ) -> Result<Tally> {
-    let config = MctsConfig {
-        simulations: sims,
-        seed,
-        c_puct: DEFAULT_C_PUCT,
-        batch_size: DEFAULT_BATCH,
-        ..MctsConfig::default()
-    };
-    let mut player = net_player(model.clone(), config, "net");
+    let mut player = net_player(model.clone(), NetSettings::search_with(sims, seed), "net");
     let mut kept = Tally::default();
     for pos in positions {
         let game = Game::from_position(*pos, rules);

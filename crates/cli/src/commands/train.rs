@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::Args;
+use fanorona_net::Backend;
 use fanorona_train::{RunLocation, TrainConfig, TrainOptions, selfplay_worker, train};
 
 /// Arguments of `fanorona train`.
@@ -72,7 +73,7 @@ fn stop_flag() -> Arc<AtomicBool> {
 }
 
 /// Run `fanorona train`.
-pub fn run_train(args: &TrainArgs) -> Result<()> {
+pub fn run_train(args: &TrainArgs, backend: Option<Backend>) -> Result<()> {
     let config = TrainConfig::load(&args.config)?;
     let run_dir = match &args.run_dir {
         Some(text) => RunLocation::parse(text),
@@ -86,6 +87,7 @@ pub fn run_train(args: &TrainArgs) -> Result<()> {
         interactive: std::io::stderr().is_terminal(),
         stop: stop_flag(),
         tablebases: args.tablebases.clone(),
+        backend,
     };
     let summary = train(&config, &options).with_context(|| format!("training in {run_dir}"))?;
     println!(
@@ -102,7 +104,7 @@ pub fn run_train(args: &TrainArgs) -> Result<()> {
 }
 
 /// Run `fanorona selfplay`.
-pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
+pub fn run_selfplay(args: &SelfPlayArgs, backend: Option<Backend>) -> Result<()> {
     let worker = args.worker.clone().unwrap_or_else(default_worker_name);
     anyhow::ensure!(
         !worker.is_empty()
@@ -117,6 +119,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         args.work_dir.clone(),
         stop_flag(),
         std::io::stderr().is_terminal(),
+        backend,
     )
     .with_context(|| format!("self-play for {}", args.run_dir))?;
     println!("worker {worker}: {games} games");

@@ -1,15 +1,16 @@
-//! The games file (`fanorona_players::games_file`): what a match writes reads back as the same
+//! The games file (`fanorona_arena::games_file`): what a match writes reads back as the same
 //! games, a longer match extends a shorter one game for game, and every kind of damage is
 //! refused with the line and the reason.
 
+use fanorona_arena::arena::{FactoryError, MatchConfig, MatchGame, play_match};
+use fanorona_arena::games_file::{GamesFileError, GamesHeader, games_text, parse_games};
 use fanorona_engine::Rules;
-use fanorona_players::arena::{FactoryError, MatchConfig, MatchGame, play_match};
-use fanorona_players::games_file::{GamesFileError, GamesHeader, games_text, parse_games};
-use fanorona_players::{Player, PlayerSpec, Registry};
+use fanorona_players::Player;
+use fanorona_specs::Registry;
 
 fn factory(text: &str) -> impl Fn(u64) -> Result<Box<dyn Player>, FactoryError> + Sync {
-    let spec: PlayerSpec = text.parse().unwrap();
-    move |stream| Ok(Registry::classical().build(&spec, stream)?)
+    let settings = Registry::classical().parse(text).unwrap();
+    move |stream| Ok(Registry::classical().build(&settings, stream)?)
 }
 
 fn config(games: u32) -> MatchConfig {
@@ -54,8 +55,8 @@ fn a_match_reads_back_as_the_same_games_with_their_think_times() {
     for g in &played {
         assert_eq!(g.think_ms.len(), g.turns().len() - g.opening_turns as usize);
         let (a, b) = (
-            g.think_ms_of(fanorona_players::arena::Side::A).count(),
-            g.think_ms_of(fanorona_players::arena::Side::B).count(),
+            g.think_ms_of(fanorona_arena::arena::Side::A).count(),
+            g.think_ms_of(fanorona_arena::arena::Side::B).count(),
         );
         assert_eq!(a + b, g.think_ms.len());
         assert!(a.abs_diff(b) <= 1, "{a} {b}");

@@ -28,14 +28,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use fanorona_engine::{Color, DrawReason, Game, IllegalTurn, Outcome, Position, Rules, Turn};
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use fanorona_engine::{Color, DrawReason, IllegalTurn, Outcome, Position, Rules, Turn};
 
 use crate::elo::{EloEstimate, MatchScore};
-use crate::player::{Player, PlayerError};
-use crate::session::GameSession;
 use fanorona_mcts::derive_seed;
+use fanorona_players::{Player, PlayerError, random_opening};
+use fanorona_session::GameSession;
 
 /// Settings of a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,33 +345,6 @@ impl MatchResult {
         }
         self.games.push(record);
     }
-}
-
-/// `plies` random whole turns from the start position, drawn from `seed`, none of which ends
-/// the game (the list is shorter if at some point every turn would end it).
-pub fn random_opening(seed: u64, plies: u32, rules: Rules) -> Vec<Turn> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut game = Game::new(rules);
-    let mut turns = Vec::with_capacity(plies as usize);
-    let mut candidates = Vec::new();
-    for _ in 0..plies {
-        candidates.clear();
-        for turn in game.position().legal_turns() {
-            let mut next = game.clone();
-            if next.play_turn(&turn).is_ok() && next.outcome().is_none() {
-                candidates.push(turn);
-            }
-        }
-        if candidates.is_empty() {
-            break;
-        }
-        let turn = candidates[rng.random_range(0..candidates.len())];
-        if game.play_turn(&turn).is_err() {
-            break;
-        }
-        turns.push(turn);
-    }
-    turns
 }
 
 /// Seed of the opening of game pair `pair`.

@@ -23,7 +23,7 @@
 use fanorona_engine::{Color, Rules};
 
 use crate::arena::MatchGame;
-use crate::session::GameSession;
+use fanorona_session::GameSession;
 
 /// The first line of a games file.
 pub const FORMAT_LINE: &str = "# fanorona-pit-games v2";

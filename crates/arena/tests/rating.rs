@@ -1,9 +1,9 @@
-//! The joint Elo fit (`fanorona_players::rating`): it recovers known rating gaps from games
+//! The joint Elo fit (`fanorona_arena::rating`): it recovers known rating gaps from games
 //! drawn under its own model, its intervals cover the truth about as often as they claim, and
 //! it agrees with closed forms where there is one.
 
-use fanorona_players::elo::MatchScore;
-use fanorona_players::rating::{FitError, FitOptions, Pairing, fit, outcome_probabilities};
+use fanorona_arena::elo::MatchScore;
+use fanorona_arena::rating::{FitError, FitOptions, Pairing, fit, outcome_probabilities};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

@@ -2,7 +2,8 @@
 
 use fanorona_engine::{Game, Rules};
 use fanorona_players::mix::LeafMix;
-use fanorona_players::{AlphaBetaConfig, MctsConfig, PlayerSpec, Registry, SpecError};
+use fanorona_players::{AlphaBetaConfig, MctsConfig};
+use fanorona_specs::{PlayerSettings, PlayerSpec, Registry, SpecError};
 
 fn spec(text: &str) -> PlayerSpec {
     text.parse()
@@ -27,10 +28,10 @@ fn accepted_specs_build_players_that_play() {
         " alphabeta : depth = 2 ",
     ] {
         let s = spec(text);
-        Registry::classical()
-            .check(&s)
+        let settings = Registry::classical()
+            .settings(&s)
             .unwrap_or_else(|e| panic!("{text:?}: {e}"));
-        let mut player = Registry::classical().build(&s, 0).unwrap();
+        let mut player = Registry::classical().build(&settings, 0).unwrap();
         let choice = player.choose(&game, None).unwrap();
         assert!(
             game.position().try_play_turn(&choice.turn).is_ok(),
@@ -40,23 +41,37 @@ fn accepted_specs_build_players_that_play() {
     }
 }
 
+fn alphabeta(text: &str) -> AlphaBetaConfig {
+    match Registry::classical().parse(text).unwrap().player() {
+        PlayerSettings::AlphaBeta(a) => a.search,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn mcts(text: &str) -> MctsConfig {
+    match Registry::classical().parse(text).unwrap().player() {
+        PlayerSettings::Mcts(m) => m.search,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
 #[test]
 fn values_land_in_the_configs() {
-    let c = AlphaBetaConfig::from_spec(&spec("alphabeta:depth=6,q=2,tt=8,seed=3"), 0).unwrap();
+    let c = alphabeta("alphabeta:depth=6,q=2,tt=8,seed=3");
     assert_eq!(c.depth, Some(6));
     assert_eq!(c.millis, None);
-    assert_eq!((c.quiescence, c.tt_mebibytes), (2, 8));
+    assert_eq!((c.quiescence, c.tt_mebibytes, c.seed), (2, 8, 3));
     // A time limit alone means no depth limit; nothing at all means the default depth.
-    let c = AlphaBetaConfig::from_spec(&spec("alphabeta:ms=100"), 0).unwrap();
+    let c = alphabeta("alphabeta:ms=100");
     assert_eq!((c.depth, c.millis), (None, Some(100)));
-    let c = AlphaBetaConfig::from_spec(&spec("alphabeta"), 0).unwrap();
-    assert_eq!(c.depth, Some(AlphaBetaConfig::DEFAULT_DEPTH));
-    let m = MctsConfig::from_spec(&spec("mcts:sims=800"), 0).unwrap();
+    assert_eq!(alphabeta("alphabeta"), AlphaBetaConfig::default());
+    let m = mcts("mcts:sims=800");
     assert_eq!(m.simulations, 800);
     assert_eq!(m.c_puct, MctsConfig::DEFAULT_C_PUCT);
     assert_eq!(m.leaf_mix, None);
+    assert_eq!(mcts("mcts"), MctsConfig::default());
     // The leaf mix: the weight turns it on, scale and depth have defaults, a weight of 0 is off.
-    let m = MctsConfig::from_spec(&spec("mcts:mix=0.5,mix_scale=200,mix_depth=1"), 0).unwrap();
+    let m = mcts("mcts:mix=0.5,mix_scale=200,mix_depth=1");
     assert_eq!(
         m.leaf_mix,
         Some(LeafMix {
@@ -65,7 +80,7 @@ fn values_land_in_the_configs() {
             depth: 1
         })
     );
-    let m = MctsConfig::from_spec(&spec("mcts:mix=0.25"), 0).unwrap();
+    let m = mcts("mcts:mix=0.25");
     assert_eq!(
         m.leaf_mix,
         Some(LeafMix {
@@ -74,16 +89,31 @@ fn values_land_in_the_configs() {
             depth: LeafMix::DEFAULT_DEPTH
         })
     );
-    let m = MctsConfig::from_spec(&spec("mcts:mix=0,mix_depth=2"), 0).unwrap();
-    assert_eq!(m.leaf_mix, None);
+    assert_eq!(mcts("mcts:mix=0,mix_depth=2").leaf_mix, None);
+    assert!(!mcts("mcts:reuse=off").reuse_across_turns);
     // Seeds: streams differ, the same stream repeats, and `seed=` changes them.
-    let s = spec("random");
-    assert_ne!(s.stream_seed(1).unwrap(), s.stream_seed(2).unwrap());
-    assert_eq!(s.stream_seed(1).unwrap(), s.stream_seed(1).unwrap());
-    assert_ne!(
-        s.stream_seed(1).unwrap(),
-        spec("random:seed=5").stream_seed(1).unwrap()
-    );
+    assert_ne!(PlayerSpec::stream_seed(0, 1), PlayerSpec::stream_seed(0, 2));
+    assert_eq!(PlayerSpec::stream_seed(0, 1), PlayerSpec::stream_seed(0, 1));
+    assert_ne!(PlayerSpec::stream_seed(0, 1), PlayerSpec::stream_seed(5, 1));
+    let a = Registry::classical().parse("random:seed=5").unwrap();
+    let b = Registry::classical().parse("random").unwrap();
+    assert_ne!(a.player(), b.player());
+}
+
+#[test]
+fn tables_are_on_unless_the_spec_says_off() {
+    for (text, on) in [
+        ("alphabeta", true),
+        ("alphabeta:tb=off", false),
+        ("mcts:tb=on", true),
+    ] {
+        let tables = match Registry::classical().parse(text).unwrap().player() {
+            PlayerSettings::AlphaBeta(a) => a.tables,
+            PlayerSettings::Mcts(m) => m.tables,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(tables, on, "{text}");
+    }
 }
 
 #[test]
@@ -122,10 +152,10 @@ fn unknown_kinds_parse_generically_but_are_not_in_the_classical_registry() {
     assert_eq!(s.get("path"), Some("model.fnm"));
     assert_eq!(s.get("sims"), Some("200"));
     assert_eq!(s.to_string(), "net:path=model.fnm,sims=200");
-    let err = Registry::classical().check(&s).unwrap_err();
+    let err = Registry::classical().settings(&s).unwrap_err();
     assert!(matches!(&err, SpecError::UnknownKind { kind, .. } if kind == "net"));
     assert!(err.to_string().contains("alphabeta"), "{err}");
-    assert!(Registry::classical().build(&spec("minimax"), 0).is_err());
+    assert!(Registry::classical().parse("minimax").is_err());
 }
 
 #[test]
@@ -153,8 +183,10 @@ fn bad_keys_and_values_are_named() {
         ("mcts:mix_depth=4", "mix_depth", "bad value"),
         ("random:seed=-1", "seed", "bad value"),
         ("greedy:seed=x", "seed", "bad value"),
+        ("alphabeta:tb=no", "tb", "bad value"),
+        ("mcts:batch=8", "batch", "unknown parameter"),
     ] {
-        let err = Registry::classical().check(&spec(text)).unwrap_err();
+        let err = Registry::classical().settings(&spec(text)).unwrap_err();
         let message = err.to_string();
         assert!(message.contains(needle), "{text}: {message}");
         assert!(message.contains(&format!("`{key}`")), "{text}: {message}");

@@ -1,14 +1,15 @@
 //! Match play: pairing, colours, openings, determinism, bookkeeping.
 
-use fanorona_engine::{Color, Game, Rules, Turn};
-use fanorona_players::arena::{
-    FactoryError, GameResult, MatchConfig, PlayerFactory, Side, play_match, random_opening,
+use fanorona_arena::arena::{
+    FactoryError, GameResult, MatchConfig, PlayerFactory, Side, play_match,
 };
-use fanorona_players::{Player, PlayerSpec, Registry};
+use fanorona_engine::{Color, Game, Rules, Turn};
+use fanorona_players::{Player, random_opening};
+use fanorona_specs::Registry;
 
 fn factory(text: &str) -> impl Fn(u64) -> Result<Box<dyn Player>, FactoryError> + Sync {
-    let spec: PlayerSpec = text.parse().unwrap();
-    move |stream| Ok(Registry::classical().build(&spec, stream)?)
+    let settings = Registry::classical().parse(text).unwrap();
+    move |stream| Ok(Registry::classical().build(&settings, stream)?)
 }
 
 fn config(games: u32, threads: usize, seed: u64) -> MatchConfig {
@@ -59,7 +60,7 @@ fn games_alternate_colours_and_share_openings_in_pairs() {
 fn same_seed_same_match_whatever_the_threads() {
     let (a, b) = (factory("alphabeta:depth=1"), factory("random"));
     // Think times are measured, so they are the one thing that may differ.
-    let untimed = |mut r: fanorona_players::arena::MatchResult| {
+    let untimed = |mut r: fanorona_arena::arena::MatchResult| {
         r.games.iter_mut().for_each(|g| g.think_ms.clear());
         r
     };
@@ -157,7 +158,7 @@ fn player_errors_stop_the_match() {
 
 #[test]
 fn think_time_statistics_flag_a_player_past_its_budget() {
-    use fanorona_players::arena::ThinkStats;
+    use fanorona_arena::arena::ThinkStats;
     let stats = ThinkStats::from_times(&mut [100, 300, 200, 90, 100], Some(100)).unwrap();
     assert_eq!(
         (stats.turns, stats.median_ms, stats.max_ms, stats.over),

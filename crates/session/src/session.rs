@@ -13,7 +13,7 @@ use fanorona_engine::{
 };
 use thiserror::Error;
 
-use crate::player::{Choice, Limit, Player, PlayerError};
+use fanorona_players::{Choice, Limit, Player, PlayerError};
 
 /// A game: where it started, the turns played, and the engine's [`Game`] after them.
 #[derive(Clone, Debug, PartialEq)]

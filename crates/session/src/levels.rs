@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use fanorona_engine::{Game, Outcome, Turn};
 use thiserror::Error;
 
-use crate::alphabeta::{AlphaBetaConfig, AlphaBetaPlayer};
-use crate::greedy::GreedyPlayer;
-use crate::player::{Choice, Player, PlayerError, Stop};
+use fanorona_players::{
+    AlphaBetaConfig, AlphaBetaPlayer, Choice, GreedyPlayer, Player, PlayerError, Stop,
+};
 
 /// Picks the computer's turn in a game.
 ///
@@ -226,12 +226,12 @@ impl FromStr for Level {
 /// every request gets a fresh player, so one instance serves any number of threads.
 #[derive(Debug, Default, Clone)]
 pub struct ClassicalChooser {
-    tables: crate::tables::Tables,
+    tables: fanorona_players::tables::Tables,
 }
 
 impl ClassicalChooser {
     /// The classical players with these endgame tables.
-    pub fn with_tables(tables: crate::tables::Tables) -> ClassicalChooser {
+    pub fn with_tables(tables: fanorona_players::tables::Tables) -> ClassicalChooser {
         ClassicalChooser { tables }
     }
 }
