@@ -117,6 +117,9 @@ pub struct Entrant {
 pub struct RunCheckpoint {
     /// Its training steps.
     pub steps: u64,
+    /// The player that plays with it: `net:path=<file>` for a network run's checkpoint,
+    /// `alphabeta:eval=<file>` for an evaluation run's.
+    pub player: String,
     /// The file.
     pub path: PathBuf,
     /// The run's working time when it was saved, in seconds, if it records one.
@@ -130,7 +133,7 @@ pub struct Field {
     pub panel: Vec<String>,
     /// Player specs.
     pub players: Vec<String>,
-    /// A run's checkpoints, rated as `net:path=<file>` players.
+    /// A run's checkpoints, each rated as its player.
     pub checkpoints: Vec<RunCheckpoint>,
 }
 
@@ -166,8 +169,7 @@ pub fn entrants(
         add(e, &mut list);
     }
     for c in &field.checkpoints {
-        let text = format!("net:path={}", c.path.display());
-        let mut e = entrant(&text, control, false, registry, &text)?;
+        let mut e = entrant(&c.player, control, false, registry, &c.player)?;
         e.label = format!("ckpt-{}", c.steps);
         e.steps = Some(c.steps);
         e.seconds = c.seconds;

@@ -21,9 +21,14 @@ fn tiny_config() -> PathBuf {
 
 /// `fanorona train` with the tiny config in `dir` for `generations` generations.
 fn train_tiny(dir: &Path, generations: u32) -> Command {
+    train_with(&tiny_config(), dir, generations)
+}
+
+/// `fanorona train` with `config` in `dir` for `generations` generations.
+fn train_with(config: &Path, dir: &Path, generations: u32) -> Command {
     let mut cmd = bin();
     cmd.args(["train", "--config"])
-        .arg(tiny_config())
+        .arg(config)
         .arg("--run-dir")
         .arg(dir)
         .args(["--generations", &generations.to_string()]);
@@ -332,4 +337,105 @@ fn bench_net_reports_rates() {
     let out = bin().args(["bench-net", "--blocks", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("`blocks` = 0"));
+}
+
+/// `fanorona train` with the tiny evaluation config in `dir` for `generations` generations.
+fn train_tiny_eval(dir: &Path, generations: u32) -> Command {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
+    train_with(&config, dir, generations)
+}
+
+#[test]
+fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
+    let dir = temp_dir("e2e-eval");
+    let out = run(&mut train_tiny_eval(&dir, 2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("generation 2"), "{stdout}");
+    // The shards hold scored positions of alpha-beta self-play, with results.
+    let shards = names(&dir.join("selfplay"), ".shard");
+    assert!(!shards.is_empty());
+    let mut scored = 0;
+    for name in &shards {
+        let shard = read_shard(&dir.join("selfplay").join(name)).unwrap();
+        assert!(shard.samples.is_empty());
+        assert!(!shard.games.is_empty());
+        scored += shard.scored.len();
+        for s in &shard.scored {
+            assert!(s.problem().is_none());
+        }
+    }
+    assert!(scored > 20, "{scored} scored positions");
+    // Resume: the run goes on from its checkpoint (steps keep counting).
+    let before = newest_checkpoint(&dir).unwrap();
+    let out = run(&mut train_tiny_eval(&dir, 1));
+    let log = std::fs::read_to_string(dir.join("train.log")).unwrap();
+    assert!(log.contains("resume from"), "{log}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("generation 3"));
+    let ckpt = newest_checkpoint(&dir).unwrap();
+    assert!(ckpt > before);
+
+    // Export writes an evaluation file; a checkpoint is never overwritten.
+    let eval = dir.join("tiny.fne");
+    let out = run(bin().arg("export").arg(&ckpt).arg("--out").arg(&eval));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("90x32x8x1"));
+    let refused = bin()
+        .arg("export")
+        .arg(&ckpt)
+        .arg("--out")
+        .arg(&before)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("training checkpoint"));
+    fanorona_eval::EvalWeights::load_any(&before).expect("the checkpoint is intact");
+
+    // pit with `eval=` (the file and the checkpoint itself), and the judge of an MCTS player.
+    for spec in [
+        format!("alphabeta:depth=2,eval={}", eval.display()),
+        format!("alphabeta:depth=1,eval={}", ckpt.display()),
+        format!("mcts:sims=20,mix=0.5,eval={}", eval.display()),
+    ] {
+        let out = run(bin().args([
+            "pit",
+            &spec,
+            "random",
+            "--games",
+            "2",
+            "--no-tablebases",
+            "--json",
+        ]));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["a"], spec.as_str());
+    }
+    // The run's checkpoints are rated as alpha-beta players with their evaluation.
+    let out = run(bin()
+        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
+        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
+        .arg(&dir));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rated: Vec<&str> = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["steps"].is_u64())
+        .map(|p| p["spec"].as_str().unwrap())
+        .collect();
+    assert!(!rated.is_empty());
+    for spec in rated {
+        assert!(spec.starts_with("alphabeta:eval="), "{spec}");
+    }
+    // A damaged evaluation is refused with its name, before any game.
+    std::fs::write(&eval, b"FNRNEVAL garbage").unwrap();
+    let out = bin()
+        .args([
+            "pit",
+            &format!("alphabeta:eval={}", eval.display()),
+            "random",
+        ])
+        .args(["--games", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tiny.fne"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -25,6 +25,12 @@ use std::path::{Path, PathBuf};
 
 use crate::atomic::AtomicWriteError;
 
+/// Magic of a training checkpoint (of either model kind: a network's, or an evaluation's,
+/// whose `eval` section is an evaluation file's payload).
+pub const CHECKPOINT_MAGIC: [u8; 8] = *b"FNRNCKPT";
+/// Format version of a training checkpoint.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
 /// Size of the fixed header that precedes the payload.
 pub const HEADER_LEN: usize = 24;
 

@@ -31,10 +31,7 @@ use crate::model::{FanoronaNet, NetConfig, POLICY_SIZE};
 use crate::trainer::{Trainer, TrainerConfig};
 use fanorona_data::container::{self, SectionWriter, Sections};
 
-/// Magic of training checkpoint files.
-pub const CHECKPOINT_MAGIC: [u8; 8] = *b"FNRNCKPT";
-/// Format version of training checkpoint files.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub use fanorona_data::container::{CHECKPOINT_MAGIC, CHECKPOINT_VERSION};
 /// Magic of exported model files.
 pub const MODEL_MAGIC: [u8; 8] = *b"FNRNMODL";
 /// Format version of exported model files.

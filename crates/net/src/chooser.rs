@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fanorona_engine::Game;
-use fanorona_players::{Choice, MctsConfig, Player, Stop};
+use fanorona_players::{Choice, Evaluation, MctsConfig, Player, Stop};
 use fanorona_session::levels::{
     ChooseError, ClassicalChooser, Level, LevelStrength, TurnChooser, check_choosable,
 };
@@ -98,8 +98,10 @@ impl TurnChooser for NetChooser {
     }
 }
 
-/// The engine to play with: the classical players without a model file, the network with
-/// MCTS with one (an exported model, `fanorona export`, evaluated by `backend`).
+/// The engine to play with: the classical players without a model file (their strongest
+/// levels with the learned evaluation this program ships, the hand-written one when it ships
+/// none), the network with MCTS with one (an exported model, `fanorona export`, evaluated by
+/// `backend`).
 ///
 /// This is the one place that decides which engine answers (`--model <file>`).
 pub fn chooser_for(
@@ -108,7 +110,13 @@ pub fn chooser_for(
     backend: Backend,
 ) -> Result<Arc<dyn TurnChooser>, NetError> {
     match model {
-        None => Ok(Arc::new(ClassicalChooser::with_tables(tables))),
+        None => {
+            let eval = fanorona_specs::shipped_evaluation()
+                .map_or(Evaluation::Handwritten, Evaluation::Learned);
+            Ok(Arc::new(
+                ClassicalChooser::with_tables(tables).with_evaluation(eval),
+            ))
+        }
         Some(path) => {
             let (model, _) = load_exported(path, backend)?;
             Ok(Arc::new(NetChooser::new(model).with_tables(tables)))

@@ -35,6 +35,7 @@ pub mod checkpoint;
 pub mod chooser;
 pub mod encoding;
 pub mod error;
+pub mod eval;
 pub mod evaluator;
 pub mod inference;
 pub mod loss;
@@ -54,6 +55,7 @@ pub use checkpoint::{
 };
 pub use chooser::{NetChooser, chooser_for};
 pub use error::NetError;
+pub use eval::{EvalBatch, EvalModel, EvalTrainer, EvalTrainerConfig};
 pub use evaluator::NetEvaluator;
 pub use fanorona_data::container::{self, ContainerError};
 pub use inference::{Backend, HostOutput, InferenceModel, device_by_name};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use fanorona_players::tables::Tables;
-use fanorona_players::{MctsConfig, MctsPlayer, Player};
+use fanorona_players::{Evaluation, MctsConfig, MctsPlayer, Player};
 use fanorona_specs::{NetSettings, Networks, Registry, ResourceError};
 
 use crate::checkpoint::load_model_file;
@@ -49,12 +49,15 @@ impl Networks for NetworkPlayers {
         &self,
         net: &NetSettings,
         search: MctsConfig,
+        judge: Evaluation,
         name: String,
         tables: Tables,
     ) -> Result<Box<dyn Player>, ResourceError> {
         let model = self.model(net)?;
         Ok(Box::new(
-            net_player(model, search, &name).with_tables(tables),
+            net_player(model, search, &name)
+                .with_tables(tables)
+                .with_judge_evaluation(judge),
         ))
     }
 }

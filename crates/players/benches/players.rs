@@ -69,6 +69,62 @@ fn alphabeta(c: &mut Criterion) {
     group.finish();
 }
 
+/// Nodes per second of the alpha-beta player with the hand-written and a learned evaluation
+/// (random weights: the cost does not depend on their values), on the same positions.
+fn alphabeta_eval(c: &mut Criterion) {
+    use fanorona_eval::{EvalNet, EvalWeights, Shape};
+    use fanorona_players::Evaluation;
+    use std::sync::Arc;
+    let mut group = c.benchmark_group("alphabeta_eval");
+    group.sample_size(10);
+    let config = AlphaBetaConfig {
+        tt_mebibytes: 4,
+        ..AlphaBetaConfig::default()
+    };
+    let learned = |hidden1, hidden2| {
+        let mut w = EvalWeights::zeros(Shape { hidden1, hidden2 });
+        let mut x = 1u32;
+        for v in
+            w.l1.iter_mut()
+                .chain(w.l2.iter_mut())
+                .chain(w.l3.iter_mut())
+        {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            *v = (x >> 8) as f32 / (1u32 << 24) as f32 * 0.4 - 0.2;
+        }
+        Evaluation::Learned(Arc::new(EvalNet::new(w).expect("valid weights")))
+    };
+    let evals = [
+        ("handwritten", Evaluation::Handwritten),
+        ("learned64x16", learned(64, 16)),
+        ("learned128x32", learned(128, 32)),
+    ];
+    for (name, game) in positions() {
+        let depth = 5;
+        for (eval_name, eval) in &evals {
+            let mut player = AlphaBetaPlayer::new(config).with_evaluation(eval.clone());
+            let nodes = player
+                .choose(&game, Some(Limit::Depth(depth)))
+                .expect("position is playable")
+                .info
+                .nodes;
+            group.throughput(Throughput::Elements(nodes));
+            let id = BenchmarkId::new(format!("{eval_name}/depth{depth}"), name);
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    player.new_game();
+                    black_box(
+                        player
+                            .choose(&game, Some(Limit::Depth(depth)))
+                            .map(|c| c.turn),
+                    )
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 fn mcts(c: &mut Criterion) {
     let mut group = c.benchmark_group("mcts_fanorona");
     for (name, game) in positions() {
@@ -121,5 +177,5 @@ fn leaf_judge(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, alphabeta, mcts, leaf_judge);
+criterion_group!(benches, alphabeta, alphabeta_eval, mcts, leaf_judge);
 criterion_main!(benches);

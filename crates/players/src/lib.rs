@@ -33,7 +33,9 @@ mod state;
 pub mod tables;
 mod uct;
 
-pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, Judgement, LeafJudge, evaluate};
+pub use alphabeta::{
+    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Judgement, LEARNED_MAX, LeafJudge, evaluate,
+};
 pub use greedy::GreedyPlayer;
 pub use opening::random_opening;
 pub use player::{

@@ -129,6 +129,16 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
         }
     }
 
+    /// Has the judge of [`MctsConfig::leaf_mix`] (when it is set) score quiet positions with
+    /// `eval` instead of the hand-written evaluation.
+    pub fn with_judge_evaluation(mut self, eval: crate::alphabeta::Evaluation) -> Self {
+        self.judge = self
+            .config
+            .leaf_mix
+            .map(|mix| Mutex::new(mix.judge().with_evaluation(eval)));
+        self
+    }
+
     /// Plays the positions the endgame tables cover perfectly, and ends the search at them.
     pub fn with_tables(mut self, tables: crate::tables::Tables) -> Self {
         self.tables = tables;

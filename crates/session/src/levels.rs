@@ -13,7 +13,7 @@ use fanorona_engine::{Game, Outcome, Turn};
 use thiserror::Error;
 
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, Choice, GreedyPlayer, Player, PlayerError, Stop,
+    AlphaBetaConfig, AlphaBetaPlayer, Choice, Evaluation, GreedyPlayer, Player, PlayerError, Stop,
 };
 
 /// Picks the computer's turn in a game.
@@ -222,17 +222,45 @@ impl FromStr for Level {
 }
 
 /// The classical players: `greedy` for [`Level::Beginner`], `alphabeta` for the others (with
-/// the endgame tables, when given: a beginner does not get them). Stateless between calls:
-/// every request gets a fresh player, so one instance serves any number of threads.
-#[derive(Debug, Default, Clone)]
+/// the endgame tables, when given: a beginner does not get them; with a learned evaluation,
+/// when given, at the two strongest levels). Stateless between calls: every request gets a
+/// fresh player, so one instance serves any number of threads.
+#[derive(Debug, Clone)]
 pub struct ClassicalChooser {
     tables: fanorona_players::tables::Tables,
+    eval: Evaluation,
+    name: String,
+}
+
+impl Default for ClassicalChooser {
+    fn default() -> Self {
+        ClassicalChooser::with_tables(None)
+    }
 }
 
 impl ClassicalChooser {
     /// The classical players with these endgame tables.
     pub fn with_tables(tables: fanorona_players::tables::Tables) -> ClassicalChooser {
-        ClassicalChooser { tables }
+        ClassicalChooser {
+            tables,
+            eval: Evaluation::Handwritten,
+            name: "alphabeta".into(),
+        }
+    }
+
+    /// The same, its two strongest levels searching with `eval` (a learned evaluation).
+    pub fn with_evaluation(mut self, eval: Evaluation) -> ClassicalChooser {
+        self.name = match &eval {
+            Evaluation::Handwritten => "alphabeta".into(),
+            Evaluation::Learned(_) => "alphabeta with the learned evaluation".into(),
+        };
+        self.eval = eval;
+        self
+    }
+
+    /// Whether `level` searches with the learned evaluation.
+    fn learned_at(&self, level: Level) -> bool {
+        matches!(self.eval, Evaluation::Learned(_)) && level >= Level::Medium
     }
 }
 
@@ -241,7 +269,23 @@ const SERVER_TT_MEBIBYTES: usize = 4;
 
 impl TurnChooser for ClassicalChooser {
     fn name(&self) -> &str {
-        "alphabeta"
+        &self.name
+    }
+
+    fn level_strength(&self, level: Level) -> LevelStrength {
+        let description = if self.learned_at(level) {
+            format!(
+                "{}, judging positions with its learned evaluation",
+                level.description()
+            )
+        } else {
+            level.description().to_string()
+        };
+        LevelStrength {
+            description,
+            depth: level.depth(),
+            simulations: None,
+        }
     }
 
     fn think(
@@ -266,7 +310,12 @@ impl TurnChooser for ClassicalChooser {
                         seed,
                         ..AlphaBetaConfig::default()
                     })
-                    .with_tables(self.tables.clone()),
+                    .with_tables(self.tables.clone())
+                    .with_evaluation(if self.learned_at(level) {
+                        self.eval.clone()
+                    } else {
+                        Evaluation::Handwritten
+                    }),
                 )
             }
         };

@@ -41,6 +41,8 @@ pub enum Takes {
     },
     /// Any text without `,` (a file name).
     Text {
+        /// What it takes, short, for tables (`file`).
+        short: &'static str,
         /// What the text names, for messages (`a model file`).
         what: &'static str,
     },
@@ -142,11 +144,16 @@ impl Key {
         }
     }
 
-    /// A key taking a file name.
-    pub const fn text(name: &'static str, what: &'static str, help: &'static str) -> Key {
+    /// A key taking a file name (`short` says so in tables, `what` in messages).
+    pub const fn text(
+        name: &'static str,
+        short: &'static str,
+        what: &'static str,
+        help: &'static str,
+    ) -> Key {
         Key {
             name,
-            takes: Takes::Text { what },
+            takes: Takes::Text { short, what },
             required: false,
             help,
         }
@@ -235,7 +242,7 @@ impl Key {
             },
             Takes::Switch { .. } => "`on` or `off`".to_string(),
             Takes::Word { choices, .. } => one_of(choices),
-            Takes::Text { what } => what.to_string(),
+            Takes::Text { what, .. } => what.to_string(),
         }
     }
 
@@ -274,7 +281,7 @@ impl Key {
             ),
             Takes::Switch { .. } => "on/off".to_string(),
             Takes::Word { choices, .. } => choices.join("/"),
-            Takes::Text { .. } => "file".to_string(),
+            Takes::Text { short, .. } => short.to_string(),
         }
     }
 }

@@ -177,6 +177,31 @@ pub enum PlayerSettings {
     Net(NetSettings),
 }
 
+/// Which evaluation scores quiet positions in an alpha-beta search (`eval=`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EvalSource {
+    /// The hand-written one (no `eval=`).
+    Handwritten,
+    /// The learned evaluation this program ships (`eval=learned`).
+    Shipped,
+    /// A learned evaluation from a file (`eval=<file>`: an exported `.fne` or a training
+    /// checkpoint of an evaluation run).
+    File(PathBuf),
+}
+
+impl EvalSource {
+    fn of(v: &Values<'_>) -> EvalSource {
+        match v.text(&shared::EVAL) {
+            None => EvalSource::Handwritten,
+            Some(SHIPPED_EVAL) => EvalSource::Shipped,
+            Some(path) => EvalSource::File(PathBuf::from(path)),
+        }
+    }
+}
+
+/// The value of `eval=` that names the shipped learned evaluation.
+pub const SHIPPED_EVAL: &str = "learned";
+
 /// The settings of an `alphabeta` player.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlphaBetaSettings {
@@ -184,6 +209,8 @@ pub struct AlphaBetaSettings {
     pub search: AlphaBetaConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// Its evaluation.
+    pub eval: EvalSource,
 }
 
 /// The settings of an `mcts` player (plain UCT).
@@ -193,6 +220,8 @@ pub struct MctsSettings {
     pub search: MctsConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// The evaluation of the alpha-beta judge at its leaves (with `mix`).
+    pub eval: EvalSource,
 }
 
 /// The settings of a `net` player: MCTS guided by a network.
@@ -206,6 +235,8 @@ pub struct NetSettings {
     pub search: MctsConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// The evaluation of the alpha-beta judge at its leaves (with `mix`).
+    pub eval: EvalSource,
 }
 
 impl NetSettings {
@@ -273,6 +304,13 @@ pub mod shared {
         f64::INFINITY,
         Some(LeafMix::DEFAULT_SCALE as f64),
         "centi-stones of advantage the judge's value reads as tanh(1)",
+    );
+    /// `eval`.
+    pub const EVAL: Key = Key::text(
+        "eval",
+        "file/`learned`",
+        "an evaluation file (`.fne`, or a checkpoint of an evaluation run), or `learned` for the one this program ships",
+        "the alpha-beta evaluation: a learned one (a file, or `learned`); without it the hand-written one",
     );
     /// `mix_depth`.
     pub const MIX_DEPTH: Key = Key::whole(
@@ -343,6 +381,7 @@ pub mod net {
     /// `path`.
     pub const PATH: Key = Key::text(
         "path",
+        "file",
         "a model file (exported, `.fnm`, or a training checkpoint, `.ckpt`)",
         "the network",
     )
@@ -368,7 +407,7 @@ pub mod net {
     );
 }
 
-use shared::{MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, TB};
+use shared::{EVAL, MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, TB};
 
 /// `random`.
 pub static RANDOM: Kind = Kind {
@@ -398,7 +437,15 @@ pub static GREEDY: Kind = Kind {
 pub static ALPHABETA: Kind = Kind {
     name: "alphabeta",
     summary: "turn-level alpha-beta (principal variation search, transposition table, capture quiescence)",
-    keys: &[alphabeta::DEPTH, MS, alphabeta::Q, alphabeta::TT, SEED, TB],
+    keys: &[
+        alphabeta::DEPTH,
+        MS,
+        alphabeta::Q,
+        alphabeta::TT,
+        SEED,
+        TB,
+        EVAL,
+    ],
     settings: |v| {
         let millis = v.whole(&MS);
         let depth = match (v.whole_u32(&alphabeta::DEPTH), millis) {
@@ -414,6 +461,7 @@ pub static ALPHABETA: Kind = Kind {
                 seed: v.whole(&SEED).unwrap_or(0),
             },
             tables: v.switch(&TB),
+            eval: EvalSource::of(v),
         }))
     },
 };
@@ -432,11 +480,13 @@ pub static MCTS: Kind = Kind {
         MIX,
         MIX_SCALE,
         MIX_DEPTH,
+        EVAL,
     ],
     settings: |v| {
         Ok(PlayerSettings::Mcts(MctsSettings {
             search: mcts_search(v, &mcts::SIMS, &mcts::C, None),
             tables: v.switch(&TB),
+            eval: EvalSource::of(v),
         }))
     },
 };
@@ -458,6 +508,7 @@ pub static NET: Kind = Kind {
         MIX,
         MIX_SCALE,
         MIX_DEPTH,
+        EVAL,
     ],
     settings: |v| {
         Ok(PlayerSettings::Net(NetSettings {
@@ -465,6 +516,7 @@ pub static NET: Kind = Kind {
             backend: v.word(&net::BACKEND).and_then(|w| w.parse().ok()),
             search: mcts_search(v, &net::SIMS, &net::C, Some(&net::BATCH)),
             tables: v.switch(&TB),
+            eval: EvalSource::of(v),
         }))
     },
 };

@@ -25,10 +25,14 @@
 
 mod key;
 pub mod kinds;
+mod load;
 mod registry;
 mod spec;
 
 pub use key::{Key, Takes};
-pub use kinds::{AlphaBetaSettings, Kind, MctsSettings, NetSettings, PlayerSettings};
+pub use kinds::{
+    AlphaBetaSettings, EvalSource, Kind, MctsSettings, NetSettings, PlayerSettings, SHIPPED_EVAL,
+};
+pub use load::{load_evaluation, shipped_evaluation};
 pub use registry::{BuildError, Networks, Registry, ResourceError, Settings};
 pub use spec::{PlayerSpec, SpecError};

@@ -24,11 +24,13 @@ use std::sync::Arc;
 use fanorona_mcts::derive_seed;
 use fanorona_players::tables::Tables;
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, MctsConfig, MctsPlayer, Player, RandomPlayer,
+    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, GreedyPlayer, MctsConfig, MctsPlayer, Player,
+    RandomPlayer,
 };
 
 use crate::key::Takes;
-use crate::kinds::{KINDS, Kind, NET, NetSettings, PlayerSettings};
+use crate::kinds::{EvalSource, KINDS, Kind, NET, NetSettings, PlayerSettings};
+use crate::load::load_evaluation;
 use crate::spec::{PlayerSpec, SpecError};
 
 /// Why a player could not be built from its settings.
@@ -38,12 +40,12 @@ pub enum BuildError {
     #[error(transparent)]
     Spec(#[from] SpecError),
     /// The spec is right but what it names could not be had (a model file that does not load).
-    #[error("player `{spec}`: {source}")]
+    #[error("player `{spec}`: {problem}")]
     Resource {
         /// The spec, as text.
         spec: String,
-        /// What went wrong.
-        source: Box<dyn std::error::Error + Send + Sync>,
+        /// What went wrong (in the message itself, not repeated as a source).
+        problem: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
@@ -97,11 +99,12 @@ pub trait Networks: Send + Sync {
     fn load(&self, net: &NetSettings) -> Result<u64, ResourceError>;
 
     /// The player: `net`'s model with `search` (its seed already the player's own), named
-    /// `name`, with `tables`.
+    /// `name`, with `tables`, its judge at the leaves (with `mix`) scoring with `judge`.
     fn build(
         &self,
         net: &NetSettings,
         search: MctsConfig,
+        judge: Evaluation,
         name: String,
         tables: Tables,
     ) -> Result<Box<dyn Player>, ResourceError>;
@@ -177,8 +180,8 @@ impl Registry {
         self.settings(&text.parse()?)
     }
 
-    /// Loads what the settings name (a model file), so that a file that does not load is
-    /// reported before any game starts; later builds reuse it.
+    /// Loads what the settings name (a model file, an evaluation), so that a file that does
+    /// not load is reported before any game starts; later builds reuse it.
     pub fn load(&self, settings: &Settings) -> Result<(), BuildError> {
         self.identity(settings).map(|_| ())
     }
@@ -189,6 +192,11 @@ impl Registry {
         let name = settings.spec.to_string();
         let seed = |seed: u64| derive_seed(seed, stream);
         let tables = |on: bool| if on { self.tables.clone() } else { None };
+        let resource = |problem: ResourceError| BuildError::Resource {
+            spec: settings.spec.to_string(),
+            problem,
+        };
+        let eval = |source: &EvalSource| load_evaluation(source).map_err(resource);
         Ok(match &settings.player {
             PlayerSettings::Random { seed: s } => {
                 Box::new(RandomPlayer::new(seed(*s)).with_name(name))
@@ -202,7 +210,8 @@ impl Registry {
                     ..a.search
                 })
                 .with_name(name)
-                .with_tables(tables(a.tables)),
+                .with_tables(tables(a.tables))
+                .with_evaluation(eval(&a.eval)?),
             ),
             PlayerSettings::Mcts(m) => Box::new(
                 MctsPlayer::new(MctsConfig {
@@ -210,21 +219,30 @@ impl Registry {
                     ..m.search
                 })
                 .with_name(name)
-                .with_tables(tables(m.tables)),
+                .with_tables(tables(m.tables))
+                .with_judge_evaluation(eval(&m.eval)?),
             ),
             PlayerSettings::Net(n) => {
                 let search = MctsConfig {
                     seed: seed(n.search.seed),
                     ..n.search
                 };
+                let judge = eval(&n.eval)?;
                 self.networks()?
-                    .build(n, search, name, tables(n.tables))
-                    .map_err(|source| BuildError::Resource {
-                        spec: settings.spec.to_string(),
-                        source,
-                    })?
+                    .build(n, search, judge, name, tables(n.tables))
+                    .map_err(resource)?
             }
         })
+    }
+
+    /// The evaluation source of a player, if its kind takes `eval=`.
+    fn eval_source(settings: &Settings) -> Option<&EvalSource> {
+        match &settings.player {
+            PlayerSettings::AlphaBeta(a) => Some(&a.eval),
+            PlayerSettings::Mcts(m) => Some(&m.eval),
+            PlayerSettings::Net(n) => Some(&n.eval),
+            PlayerSettings::Random { .. } | PlayerSettings::Greedy { .. } => None,
+        }
     }
 
     /// The player's identity: its spec with every file it names replaced by the fingerprint
@@ -237,15 +255,22 @@ impl Registry {
             let is_file = kind
                 .key(key)
                 .is_some_and(|k| matches!(k.takes, Takes::Text { .. }));
-            let part = match &settings.player {
-                PlayerSettings::Net(n) if is_file => {
-                    let print =
-                        self.networks()?
-                            .load(n)
-                            .map_err(|source| BuildError::Resource {
-                                spec: settings.spec.to_string(),
-                                source,
-                            })?;
+            let resource = |problem: ResourceError| BuildError::Resource {
+                spec: settings.spec.to_string(),
+                problem,
+            };
+            let part = match (&settings.player, key.as_str()) {
+                (_, "eval") => {
+                    let source = Self::eval_source(settings).unwrap_or(&EvalSource::Handwritten);
+                    match load_evaluation(source).map_err(resource)? {
+                        Evaluation::Learned(net) => {
+                            format!("eval={:016x}", net.weights().fingerprint())
+                        }
+                        Evaluation::Handwritten => format!("{key}={value}"),
+                    }
+                }
+                (PlayerSettings::Net(n), _) if is_file => {
+                    let print = self.networks()?.load(n).map_err(resource)?;
                     format!("model={print:016x}")
                 }
                 _ => format!("{key}={value}"),

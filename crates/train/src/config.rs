@@ -55,6 +55,13 @@ pub struct TrainConfig {
     /// run is reproducible on the same machine and thread count.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// What the run trains: `network` (the policy/value network searched by MCTS, the
+    /// default) or `eval` (the alpha-beta player's evaluation, see `[eval]`).
+    #[serde(default)]
+    pub kind: ModelKind,
+    /// The evaluation a `kind = "eval"` run trains, and its self-play.
+    #[serde(default)]
+    pub eval: EvalSection,
     /// Game rules used in self-play and evaluation.
     #[serde(default)]
     pub rules: RulesSection,
@@ -82,6 +89,69 @@ pub struct TrainConfig {
     /// Endgame tables in self-play.
     #[serde(default)]
     pub tablebase: TablebaseSection,
+}
+
+/// What a run trains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelKind {
+    /// The policy/value network, searched by MCTS in self-play (AlphaZero's design).
+    #[default]
+    Network,
+    /// The alpha-beta player's evaluation, learned from alpha-beta self-play.
+    Eval,
+}
+
+/// `[eval]`: the learned evaluation of a `kind = "eval"` run and its self-play.
+///
+/// Self-play: `selfplay.games_per_generation` games of the alpha-beta player with the current
+/// evaluation (random weights at generation 0: it never sees the hand-written evaluation),
+/// `depth` turns deep; each game starts with `random_opening_turns` random turns, and after
+/// them a share `random_turn_share` of the turns is played at random so that games differ.
+/// Every searched position is recorded with the search's score, then the game's result, and
+/// the tables' exact result where they cover it. Training: the target winning chance is
+/// `lambda * sigmoid(score / score_scale) + (1 - lambda) * result` (the exact result where the
+/// tables know it, 1 or 0 for a forced win or loss), with `[training]`'s batch size,
+/// learning rate, steps and device and `[replay]`'s window. Rating: `alphabeta:depth=<depth>`
+/// with the new evaluation against `evaluation.baselines` and the previous checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalSection {
+    /// Units of the first hidden layer: 32, 64, 128 or 256.
+    pub hidden1: usize,
+    /// Units of the second hidden layer: 8, 16 or 32.
+    pub hidden2: usize,
+    /// Whole turns the self-play searches look ahead (1 to 8).
+    pub depth: u32,
+    /// Capture turns the quiescence extension plays out below the depth (0 to 32).
+    pub quiescence: u32,
+    /// Random turns from the start position before a self-play game is searched (0 to 64).
+    pub random_opening_turns: u32,
+    /// Share of the later turns played at random instead of searched (0 to 0.5).
+    pub random_turn_share: f32,
+    /// Centi-stones that read as one unit of the sigmoid turning a score into a winning chance.
+    pub score_scale: f32,
+    /// Share of the search score in the target (the rest is the game's result), 0 to 1.
+    pub lambda: f32,
+    /// Record only positions where the side to move has no capture (quiet positions, where
+    /// the evaluation is what the search uses); `false` records every searched position.
+    pub quiet_only: bool,
+}
+
+impl Default for EvalSection {
+    fn default() -> Self {
+        EvalSection {
+            hidden1: 64,
+            hidden2: 16,
+            depth: 3,
+            quiescence: 4,
+            random_opening_turns: 6,
+            random_turn_share: 0.05,
+            score_scale: 200.0,
+            lambda: 0.5,
+            quiet_only: false,
+        }
+    }
 }
 
 /// `[tablebase]`: endgame tables in self-play. A game that reaches a position the tables
@@ -263,6 +333,17 @@ pub struct TrainingSection {
     /// the sample's position (0 = the result alone, as AlphaZero; samples from shards of
     /// format version 1 have no search value and keep the result alone).
     pub search_value_weight: f32,
+    /// A stronger search that teaches the network's value head: `""` (none, the default),
+    /// `learned` (the alpha-beta player with the learned evaluation this program ships) or an
+    /// evaluation file. When set, every sample is judged as it is ingested by that evaluation's
+    /// alpha-beta search (`value_teacher_depth` turns and its capture quiescence), and the
+    /// judged value `tanh(score / value_teacher_scale)` takes the place of the recorded
+    /// search's value in the value target (weighted by `search_value_weight`).
+    pub value_teacher: String,
+    /// Whole turns the teacher searches before its quiescence (0 to 3).
+    pub value_teacher_depth: u32,
+    /// Centi-stones of the teacher's score read as the value `tanh(1)`.
+    pub value_teacher_scale: f32,
     /// Compute device: `cpu` (burn's pure-Rust flex backend), `cuda` or `wgpu` (those need
     /// the binary built with the matching cargo feature).
     pub device: String,
@@ -285,6 +366,9 @@ impl Default for TrainingSection {
             steps_per_generation: 0,
             symmetry_augmentation: true,
             search_value_weight: 0.0,
+            value_teacher: String::new(),
+            value_teacher_depth: 1,
+            value_teacher_scale: 200.0,
             device: "cpu".into(),
             inference: fanorona_net::Backend::Native,
         }
@@ -436,7 +520,66 @@ impl TrainConfig {
         self.validate_training(&v)?;
         self.validate_checkpoints(&v)?;
         self.validate_evaluation(&v)?;
+        self.validate_eval(&v)?;
         self.validate_tablebase(&v)
+    }
+
+    /// `[eval]`.
+    fn validate_eval(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
+        let e = &self.eval;
+        let shape = fanorona_eval::Shape {
+            hidden1: e.hidden1,
+            hidden2: e.hidden2,
+        };
+        v.check(
+            fanorona_eval::Shape::HIDDEN1.contains(&e.hidden1),
+            "eval.hidden1",
+            e.hidden1.to_string(),
+            "must be 32, 64, 128 or 256",
+        )?;
+        v.check(
+            shape.is_supported(),
+            "eval.hidden2",
+            e.hidden2.to_string(),
+            "must be 8, 16 or 32",
+        )?;
+        v.check(
+            (1..=8).contains(&e.depth),
+            "eval.depth",
+            e.depth.to_string(),
+            "must be 1 to 8",
+        )?;
+        v.check(
+            e.quiescence <= 32,
+            "eval.quiescence",
+            e.quiescence.to_string(),
+            "must be 0 to 32",
+        )?;
+        v.check(
+            e.random_opening_turns <= 64,
+            "eval.random_opening_turns",
+            e.random_opening_turns.to_string(),
+            "must be 0 to 64",
+        )?;
+        v.check(
+            e.random_turn_share.is_finite() && (0.0..=0.5).contains(&e.random_turn_share),
+            "eval.random_turn_share",
+            e.random_turn_share.to_string(),
+            "must be in [0, 0.5]",
+        )?;
+        v.check(
+            e.score_scale.is_finite() && (10.0..=10_000.0).contains(&e.score_scale),
+            "eval.score_scale",
+            e.score_scale.to_string(),
+            "must be 10 to 10000 centi-stones",
+        )?;
+        v.check(
+            fraction(e.lambda),
+            "eval.lambda",
+            e.lambda.to_string(),
+            "must be in [0, 1]",
+        )?;
+        Ok(())
     }
 
     /// `[tablebase]`.
@@ -623,6 +766,18 @@ impl TrainConfig {
             "training.search_value_weight",
             t.search_value_weight.to_string(),
             "must be in [0, 1]",
+        )?;
+        v.check(
+            t.value_teacher_depth <= 3,
+            "training.value_teacher_depth",
+            t.value_teacher_depth.to_string(),
+            "must be 0 to 3",
+        )?;
+        v.check(
+            t.value_teacher_scale.is_finite() && t.value_teacher_scale > 0.0,
+            "training.value_teacher_scale",
+            t.value_teacher_scale.to_string(),
+            "must be a positive number of centi-stones",
         )?;
         v.check(
             t.adam_epsilon.is_finite() && t.adam_epsilon > 0.0 && t.adam_epsilon < 1.0,

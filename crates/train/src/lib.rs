@@ -39,6 +39,7 @@
 //! ```
 
 pub mod config;
+pub mod evalplay;
 pub mod metrics;
 pub mod pipeline;
 pub mod rating;

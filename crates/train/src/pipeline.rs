@@ -22,13 +22,19 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use fanorona_net::{Backend, OptimizerConfig, Trainer, TrainerConfig, device_by_name};
+use fanorona_net::{
+    Backend, EvalTrainer, EvalTrainerConfig, OptimizerConfig, Trainer, TrainerConfig,
+    device_by_name,
+};
 
-use crate::config::{OptimizerKind, TrainConfig};
+use crate::config::{ModelKind, OptimizerKind, TrainConfig};
+use crate::evalplay::{
+    eval_selfplay_generation, eval_train_phase, evaluation_of, rate_eval_checkpoint,
+};
 use crate::metrics::{Metrics, Progress};
 use crate::rating::rate_checkpoint;
 use crate::replay::{GameSummary, ReplayBuffer};
-use crate::run::{Run, RunState, TrainError, TrainingPhase};
+use crate::run::{Learner, Run, RunState, TrainError, TrainingPhase};
 use crate::rundir::{RunDir, RunDirError, RunLock};
 use crate::selfplay_phase::{SelfPlayNet, record_selfplay, selfplay_generation, training_steps};
 use crate::store::{RunLocation, StoreRun, default_cache_dir};
@@ -101,6 +107,7 @@ fn open_run(
 ) -> Result<Run, TrainError> {
     let device = device_by_name(&config.training.device)?;
     let backend = backend.unwrap_or(config.training.inference);
+    let config_for_teacher = config.clone();
     let mut metrics = Metrics::open(&dir.tensorboard_dir());
     let progress = Progress::new(interactive);
     if let Some(warning) = metrics.take_warning() {
@@ -118,6 +125,7 @@ fn open_run(
         tables,
         local_selfplay,
         backend,
+        teacher: crate::run::Teacher::of(&config_for_teacher)?,
     })
 }
 
@@ -166,9 +174,12 @@ fn open_tables(
 }
 
 /// The trainer and state to go on from: the newest readable checkpoint, or a fresh network.
-fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
+fn resume_or_start(run: &Run) -> Result<(Learner, RunState), TrainError> {
     if let Some((trainer, state, path)) = run.load_latest()? {
-        check_resumable(&run.config, trainer.config())?;
+        match &trainer {
+            Learner::Network(t) => check_resumable(&run.config, t.config())?,
+            Learner::Eval(t) => check_eval_resumable(&run.config, t.config())?,
+        }
         run.progress.line(&format!(
             "resuming {} from {} (generation {}, {} steps)",
             run.dir.location(),
@@ -193,8 +204,46 @@ fn resume_or_start(run: &Run) -> Result<(Trainer, RunState), TrainError> {
         "start run {} (seed {})",
         run.config.name, run.config.seed
     ))?;
-    let trainer = Trainer::new(trainer_config(&run.config), &run.device);
+    let trainer = match run.config.kind {
+        ModelKind::Network => {
+            Learner::Network(Trainer::new(trainer_config(&run.config), &run.device))
+        }
+        ModelKind::Eval => Learner::Eval(EvalTrainer::new(
+            eval_trainer_config(&run.config),
+            &run.device,
+        )),
+    };
     Ok((trainer, RunState::default()))
+}
+
+/// The evaluation trainer's settings of a config.
+pub fn eval_trainer_config(config: &TrainConfig) -> EvalTrainerConfig {
+    EvalTrainerConfig {
+        shape: fanorona_eval::Shape {
+            hidden1: config.eval.hidden1,
+            hidden2: config.eval.hidden2,
+        },
+        score_scale: config.eval.score_scale,
+        weight_decay: config.training.weight_decay as f32,
+    }
+}
+
+/// On resume the evaluation's shape comes from the checkpoint: a changed one is refused.
+fn check_eval_resumable(config: &TrainConfig, saved: &EvalTrainerConfig) -> Result<(), TrainError> {
+    let wanted = eval_trainer_config(config);
+    let changed = [
+        ("eval.hidden1", wanted.shape.hidden1, saved.shape.hidden1),
+        ("eval.hidden2", wanted.shape.hidden2, saved.shape.hidden2),
+    ]
+    .into_iter()
+    .find(|(_, a, b)| a != b);
+    match changed {
+        None => Ok(()),
+        Some((key, now, before)) => Err(TrainError::RunDir(RunDirError::Other(format!(
+            "{key} is {now} in the run's config.toml but {before} in its checkpoints: the \
+             evaluation's shape cannot change on resume; set it back, or start a new run"
+        )))),
+    }
 }
 
 /// On resume the network and its optimiser come from the checkpoint: a run's `config.toml`
@@ -287,6 +336,7 @@ fn ingest(
         run.config.replay.window_max,
     );
     report_skipped(run, &scan)?;
+    teach(run, replay, scan.samples);
     for (name, games) in &scan.names {
         if state.ingested.insert(name.clone()) {
             state.games_seen += games;
@@ -303,6 +353,20 @@ fn ingest(
     into.games.extend(scan.games);
     into.samples += scan.samples;
     Ok(())
+}
+
+/// The value teacher's judgement of the newest `count` samples (when the run has one).
+fn teach(run: &Run, replay: &mut ReplayBuffer, count: usize) {
+    let Some(teacher) = &run.teacher else {
+        return;
+    };
+    let rules = run.rules();
+    let tables = run
+        .tables
+        .as_ref()
+        .map(|t| t.tables().as_ref())
+        .filter(|t| t.fits(rules));
+    replay.judge_newest(count, |pos| teacher.value(pos, rules, tables));
 }
 
 /// On start: the replay window rebuilt from the shards the checkpoint's state records as
@@ -323,6 +387,7 @@ fn rebuild_window(
         run.config.replay.window_max,
     );
     report_skipped(run, &scan)?;
+    teach(run, replay, scan.samples);
     if legacy {
         state
             .ingested
@@ -358,22 +423,42 @@ fn wait_for_workers(
     }
 }
 
+/// Plays `generation`'s games not yet on disk as `worker`, with what `trainer` trains: the
+/// network searched by MCTS, or the evaluation inside the alpha-beta player.
+fn selfplay_round(
+    run: &mut Run,
+    trainer: &Learner,
+    state: &RunState,
+    generation: u64,
+    worker: &str,
+) -> Result<crate::selfplay_phase::SelfPlayReport, TrainError> {
+    match trainer {
+        Learner::Network(t) => {
+            let net = SelfPlayNet {
+                model: run.selfplay_model(t, state)?,
+                steps: t.steps(),
+            };
+            selfplay_generation(run, generation, &net, worker)
+        }
+        Learner::Eval(t) => {
+            let eval = evaluation_of(t)?;
+            eval_selfplay_generation(run, generation, &eval, t.steps(), worker)
+        }
+    }
+}
+
 /// Self-play, then ingest: sets the generation's training target in `state`. Returns `false`
 /// when stopped during self-play.
 fn selfplay_then_ingest(
     run: &mut Run,
-    trainer: &Trainer,
+    trainer: &Learner,
     state: &mut RunState,
     replay: &mut ReplayBuffer,
 ) -> Result<bool, TrainError> {
     let generation = state.generation;
     let mut new = Ingested::default();
     let report = if run.local_selfplay {
-        let net = SelfPlayNet {
-            model: run.selfplay_model(trainer, state)?,
-            steps: trainer.steps(),
-        };
-        selfplay_generation(run, generation, &net, "main")?
+        selfplay_round(run, trainer, state, generation, "main")?
     } else {
         wait_for_workers(run, state, replay, &mut new)?;
         Default::default()
@@ -486,7 +571,10 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         let Some(phase) = state.training else {
             continue;
         };
-        train_phase(&mut run, &mut trainer, &state, phase, &replay)?;
+        match &mut trainer {
+            Learner::Network(t) => train_phase(&mut run, t, &state, phase, &replay)?,
+            Learner::Eval(t) => eval_train_phase(&mut run, t, &state, phase, &replay)?,
+        }
         if run.stopped() {
             stamp(&mut state);
             last_checkpoint = Some(run.save(&trainer, &state)?);
@@ -498,7 +586,16 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         last_checkpoint = Some(run.save(&trainer, &state)?);
         let every = run.config.evaluation.every_generations;
         if every > 0 && state.generation.is_multiple_of(every) {
-            rate_checkpoint(&mut run, &trainer, &mut state)?;
+            match &trainer {
+                Learner::Network(t) => rate_checkpoint(&mut run, t, &mut state)?,
+                Learner::Eval(t) => {
+                    let path = run
+                        .dir
+                        .fetch_checkpoint(&run.dir.checkpoint_path(t.steps()))?
+                        .unwrap_or_else(|| run.dir.checkpoint_path(t.steps()));
+                    rate_eval_checkpoint(&mut run, &path, t.steps(), &mut state)?
+                }
+            }
             last_checkpoint = Some(run.save(&trainer, &state)?);
         }
         run.metrics.flush();
@@ -602,11 +699,7 @@ fn worker_round(
             |n| n.to_string_lossy().into_owned()
         )
     ));
-    let net = SelfPlayNet {
-        model: run.selfplay_model(&trainer, &state)?,
-        steps: trainer.steps(),
-    };
-    let report = selfplay_generation(run, generation, &net, worker)?;
+    let report = selfplay_round(run, &trainer, &state, generation, worker)?;
     *last_generation = Some((generation, trainer.steps()));
     Ok(report.games)
 }

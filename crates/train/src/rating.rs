@@ -37,7 +37,8 @@ pub struct Rating {
 }
 
 impl Rating {
-    fn from_result(opponent: &str, result: &MatchResult) -> Rating {
+    /// The rating of one match, from the rated side's view, against `opponent`.
+    pub fn from_result(opponent: &str, result: &MatchResult) -> Rating {
         let score: MatchScore = result.score;
         Rating {
             opponent: opponent.to_string(),
@@ -367,7 +368,7 @@ fn rate_against_checkpoint(
 
 /// Writes the ratings of the checkpoint after `steps` steps: TensorBoard, the terminal,
 /// `train.log` and `ratings.csv`.
-fn record_ratings(
+pub(crate) fn record_ratings(
     run: &mut Run,
     steps: u64,
     state: &RunState,

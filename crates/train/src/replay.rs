@@ -13,8 +13,9 @@
 //! Actions are stored as *absolute* policy indices (`action_index(a, White)`, i.e. without
 //! turning the board for Black).
 //!
-//! Version 2 adds each sample's root search value ([`Sample::search_wdl`]); version 1 shards
-//! (without it) are still read, their samples with no search value.
+//! Version 2 adds each sample's root search value ([`Sample::search_wdl`]); version 3 adds the
+//! scored positions of alpha-beta self-play ([`Shard::scored`], what an evaluation run learns
+//! from). Versions 1 and 2 are still read: no search value, no scored positions.
 
 use std::path::{Path, PathBuf};
 
@@ -29,9 +30,11 @@ use serde::{Deserialize, Serialize};
 
 /// Magic of shard files.
 pub const SHARD_MAGIC: [u8; 8] = *b"FNRNSHRD";
-/// Current shard format version (2: samples carry the root search value).
-pub const SHARD_VERSION: u32 = 2;
-/// The older version still read: samples without the search value.
+/// Current shard format version (3: scored positions of alpha-beta self-play).
+pub const SHARD_VERSION: u32 = 3;
+/// An older version still read: no scored positions.
+pub const SHARD_VERSION_2: u32 = 2;
+/// The oldest version still read: samples without the search value.
 pub const SHARD_VERSION_1: u32 = 1;
 
 /// Why a shard could not be read or written.
@@ -186,7 +189,114 @@ impl From<ShardV1> for Shard {
                 .collect(),
             games: old.games,
             network_steps: old.network_steps,
+            scored: Vec::new(),
         }
+    }
+}
+
+/// A shard as format version 2 stored it.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct ShardV2 {
+    samples: Vec<Sample>,
+    games: Vec<GameSummary>,
+    network_steps: u64,
+}
+
+impl From<ShardV2> for Shard {
+    fn from(old: ShardV2) -> Shard {
+        Shard {
+            samples: old.samples,
+            games: old.games,
+            network_steps: old.network_steps,
+            scored: Vec::new(),
+        }
+    }
+}
+
+/// What the search said of a scored position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SearchScore {
+    /// An evaluation in centi-stones, for the side to move.
+    Centistones(i32),
+    /// A forced win for the side to move.
+    Win,
+    /// A forced loss for the side to move.
+    Loss,
+}
+
+/// A turn-start position of alpha-beta self-play with what the search said of it and how the
+/// game ended: a training example of the learned evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scored {
+    /// White stones.
+    pub white: u64,
+    /// Black stones.
+    pub black: u64,
+    /// Side to move.
+    pub black_to_move: bool,
+    /// The root search's score.
+    pub score: SearchScore,
+    /// The game's result for the side to move: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+    /// The endgame tables' exact result for the side to move where they cover the position.
+    pub exact: Option<i8>,
+}
+
+impl Scored {
+    /// What is wrong with the example, if anything.
+    pub fn problem(&self) -> Option<String> {
+        let board = Bitboard::FULL.0;
+        if self.white & !board != 0 || self.black & !board != 0 || self.white & self.black != 0 {
+            return Some("stones off the board or on one point twice".into());
+        }
+        if self.white.count_ones() > 22 || self.black.count_ones() > 22 {
+            return Some("more than 22 stones of a colour".into());
+        }
+        if !(-1..=1).contains(&self.result) || self.exact.is_some_and(|e| !(-1..=1).contains(&e)) {
+            return Some(format!(
+                "result {} / exact {:?} out of range",
+                self.result, self.exact
+            ));
+        }
+        if let SearchScore::Centistones(cs) = self.score
+            && cs.abs() > 100_000
+        {
+            return Some(format!("score {cs} out of range"));
+        }
+        None
+    }
+
+    /// The position (a turn start, counters 0).
+    pub fn position(&self) -> Result<Position, ReplayError> {
+        let side = if self.black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Position::from_setup(&Setup {
+            stones: ByColor([Bitboard(self.white), Bitboard(self.black)]),
+            side_to_move: side,
+            no_capture_turns: 0,
+            turn_number: 1,
+        })
+        .map_err(|e| ReplayError::Sample(e.to_string()))
+    }
+
+    /// The target winning chance: the exact result where known, else `lambda` of the search
+    /// score read through `sigmoid(cs / scale)` (1 or 0 for a forced result) and the rest the
+    /// game's result.
+    pub fn target(&self, lambda: f32, scale: f32) -> f32 {
+        let chance = |r: i8| (f32::from(r) + 1.0) / 2.0;
+        if let Some(e) = self.exact {
+            return chance(e);
+        }
+        let searched = match self.score {
+            SearchScore::Win => 1.0,
+            SearchScore::Loss => 0.0,
+            SearchScore::Centistones(cs) => 1.0 / (1.0 + (-(cs as f32) / scale).exp()),
+        };
+        lambda * searched + (1.0 - lambda) * chance(self.result)
     }
 }
 
@@ -215,6 +325,8 @@ pub struct Shard {
     pub games: Vec<GameSummary>,
     /// Optimiser steps of the network that played these games.
     pub network_steps: u64,
+    /// Scored positions of alpha-beta self-play (an evaluation run's examples).
+    pub scored: Vec<Scored>,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -222,7 +334,8 @@ fn bincode_config() -> bincode::config::Configuration {
 }
 
 fn shard_payload(shard: &Shard) -> Result<Vec<u8>, String> {
-    let mut payload = (shard.samples.len() as u64).to_le_bytes().to_vec();
+    let count = shard.samples.len() + shard.scored.len();
+    let mut payload = (count as u64).to_le_bytes().to_vec();
     let body = bincode::serde::encode_to_vec(shard, bincode_config()).map_err(|e| e.to_string())?;
     payload.extend_from_slice(&body);
     Ok(payload)
@@ -247,17 +360,14 @@ pub fn encode_shard(shard: &Shard) -> Result<Vec<u8>, ReplayError> {
     Ok(container::encode(&SHARD_MAGIC, SHARD_VERSION, &payload))
 }
 
-/// Read and check a shard (format version 2, or version 1 whose samples have no search value).
+/// Read and check a shard (format version 3, or an older one: see the module's docs).
 pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
     let (payload, version) = match container::read(path, &SHARD_MAGIC, SHARD_VERSION) {
         Ok(payload) => (payload, SHARD_VERSION),
         Err(ContainerError::WrongVersion {
-            found: SHARD_VERSION_1,
+            found: old @ (SHARD_VERSION_1 | SHARD_VERSION_2),
             ..
-        }) => (
-            container::read(path, &SHARD_MAGIC, SHARD_VERSION_1)?,
-            SHARD_VERSION_1,
-        ),
+        }) => (container::read(path, &SHARD_MAGIC, old)?, old),
         Err(e) => return Err(e.into()),
     };
     let bad = |message: String| ReplayError::Payload {
@@ -275,6 +385,11 @@ pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
             bincode::serde::decode_from_slice(&payload[8..], bincode_config())
                 .map_err(|e| bad(e.to_string()))?;
         (old.into(), used)
+    } else if version == SHARD_VERSION_2 {
+        let (old, used): (ShardV2, usize) =
+            bincode::serde::decode_from_slice(&payload[8..], bincode_config())
+                .map_err(|e| bad(e.to_string()))?;
+        (old.into(), used)
     } else {
         bincode::serde::decode_from_slice(&payload[8..], bincode_config())
             .map_err(|e| bad(e.to_string()))?
@@ -282,15 +397,20 @@ pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
     if used != payload.len() - 8 {
         return Err(bad(format!("{} trailing bytes", payload.len() - 8 - used)));
     }
-    if shard.samples.len() as u64 != count {
+    let held = shard.samples.len() + shard.scored.len();
+    if held as u64 != count {
         return Err(bad(format!(
-            "header says {count} samples, payload has {}",
-            shard.samples.len()
+            "header says {count} samples, payload has {held}"
         )));
     }
     for (i, s) in shard.samples.iter().enumerate() {
         if let Some(problem) = s.target_problem() {
             return Err(bad(format!("sample {i}: {problem}")));
+        }
+    }
+    for (i, s) in shard.scored.iter().enumerate() {
+        if let Some(problem) = s.problem() {
+            return Err(bad(format!("scored position {i}: {problem}")));
         }
     }
     Ok(shard)
@@ -471,6 +591,8 @@ pub fn window_size(total: usize, min: usize, max: usize, exponent: f64) -> usize
 #[derive(Default)]
 pub struct ReplayBuffer {
     samples: Vec<Sample>,
+    /// Scored positions (an evaluation run's examples), windowed like the samples.
+    scored: Vec<Scored>,
     loaded: std::collections::BTreeSet<String>,
     /// Samples dropped from memory because they fell out of every possible window.
     dropped: usize,
@@ -499,14 +621,14 @@ impl ReplayBuffer {
         ReplayBuffer::default()
     }
 
-    /// Total samples ever loaded.
+    /// Total samples (and scored positions) ever loaded.
     pub fn total(&self) -> usize {
-        self.samples.len() + self.dropped
+        self.samples.len() + self.scored.len() + self.dropped
     }
 
-    /// Samples held in memory.
+    /// Samples (and scored positions) held in memory.
     pub fn held(&self) -> usize {
-        self.samples.len()
+        self.samples.len() + self.scored.len()
     }
 
     /// Load every shard in `dir` not loaded before, in file-name order. Unreadable shards
@@ -539,11 +661,12 @@ impl ReplayBuffer {
             match read(&name) {
                 Ok(shard) => {
                     report.shards += 1;
-                    report.samples += shard.samples.len();
+                    report.samples += shard.samples.len() + shard.scored.len();
                     self.games += shard.games.len() as u64;
                     report.names.push((name.clone(), shard.games.len() as u64));
                     report.games.extend(shard.games);
                     self.samples.extend(shard.samples);
+                    self.scored.extend(shard.scored);
                 }
                 // The store did not answer: not the shard's fault, so it is tried again at the
                 // next scan.
@@ -557,12 +680,74 @@ impl ReplayBuffer {
             }
             self.loaded.insert(name);
         }
+        for held in [self.samples.len(), self.scored.len()] {
+            if held > keep_at_most {
+                self.dropped += held - keep_at_most;
+            }
+        }
         if self.samples.len() > keep_at_most {
-            let excess = self.samples.len() - keep_at_most;
-            self.samples.drain(..excess);
-            self.dropped += excess;
+            self.samples.drain(..self.samples.len() - keep_at_most);
+        }
+        if self.scored.len() > keep_at_most {
+            self.scored.drain(..self.scored.len() - keep_at_most);
         }
         report
+    }
+
+    /// Gives the newest `count` samples the value `judge` finds for them (in `[-1, 1]`, for
+    /// the mover) as their search value, as win/draw/loss: what a value teacher does at
+    /// ingest (`training.value_teacher`). Samples it cannot judge keep theirs.
+    pub fn judge_newest(&mut self, count: usize, mut judge: impl FnMut(&Position) -> Option<f32>) {
+        let n = self.samples.len();
+        for sample in &mut self.samples[n.saturating_sub(count)..] {
+            let Ok(pos) = sample.position() else {
+                continue;
+            };
+            if let Some(v) = judge(&pos) {
+                let v = v.clamp(-1.0, 1.0);
+                sample.search_wdl = Some([(1.0 + v) / 2.0, 0.0, (1.0 - v) / 2.0]);
+            }
+        }
+    }
+
+    /// A training batch of the learned evaluation: `size` scored positions drawn uniformly
+    /// from the newest `window`, each through a random symmetry of the board when `augment`,
+    /// with their target chances ([`Scored::target`]).
+    pub fn sample_eval_batch<R: RngExt>(
+        &self,
+        rng: &mut R,
+        window: usize,
+        size: usize,
+        augment: bool,
+        lambda: f32,
+        scale: f32,
+    ) -> fanorona_net::EvalBatch {
+        use fanorona_eval::features::{FEATURES, dense};
+        let mut batch = fanorona_net::EvalBatch::default();
+        let n = self.scored.len();
+        let window = window.min(n);
+        if window == 0 {
+            return batch;
+        }
+        batch.features.reserve(size * FEATURES);
+        let mut row = vec![0.0; FEATURES];
+        let mut tries = 0;
+        while batch.targets.len() < size && tries < size * 4 {
+            tries += 1;
+            let s = &self.scored[n - 1 - rng.random_range(0..window)];
+            let Ok(pos) = s.position() else {
+                continue;
+            };
+            let sym = if augment {
+                Symmetry::ALL[rng.random_range(0..4)]
+            } else {
+                Symmetry::Identity
+            };
+            dense(&sym.position(&pos), &mut row);
+            batch.features.extend_from_slice(&row);
+            batch.targets.push(s.target(lambda, scale));
+        }
+        batch
     }
 
     /// A training batch of `size` samples drawn uniformly from the newest `window`, each
@@ -723,13 +908,71 @@ mod tests {
             samples: vec![s.with_search_wdl([0.25, 0.5, 0.25])],
             games: Vec::new(),
             network_steps: 1,
+            scored: Vec::new(),
         };
         write_shard(&path, &new).unwrap();
         assert_eq!(read_shard(&path).unwrap(), new);
         // an unknown version is refused by name
-        container::write_atomic(&path, &SHARD_MAGIC, 3, &payload).unwrap();
+        container::write_atomic(&path, &SHARD_MAGIC, 4, &payload).unwrap();
         let err = read_shard(&path).unwrap_err().to_string();
         assert!(err.contains("version"), "{err}");
+    }
+
+    #[test]
+    fn shards_of_format_version_2_are_still_read_and_scored_positions_round_trip() {
+        let dir = fanorona_testkit::TempDir::new("shard-v2");
+        let path = dir.join("v2.shard");
+        let old = ShardV2 {
+            samples: vec![chain_sample()],
+            games: small_shard().games,
+            network_steps: 3,
+        };
+        let body = bincode::serde::encode_to_vec(&old, bincode_config()).unwrap();
+        let mut payload = 1u64.to_le_bytes().to_vec();
+        payload.extend_from_slice(&body);
+        container::write_atomic(&path, &SHARD_MAGIC, SHARD_VERSION_2, &payload).unwrap();
+        let read = read_shard(&path).unwrap();
+        assert_eq!(read.samples, old.samples);
+        assert!(read.scored.is_empty());
+        let start = Position::start();
+        let scored = Scored {
+            white: start.stones(Color::White).0,
+            black: start.stones(Color::Black).0,
+            black_to_move: false,
+            score: SearchScore::Centistones(-40),
+            result: 1,
+            exact: None,
+        };
+        let shard = Shard {
+            scored: vec![
+                scored,
+                Scored {
+                    score: SearchScore::Win,
+                    exact: Some(0),
+                    ..scored
+                },
+            ],
+            ..Shard::default()
+        };
+        write_shard(&path, &shard).unwrap();
+        assert_eq!(read_shard(&path).unwrap(), shard);
+        // Targets: the exact result wins; else lambda of the search and the rest the result.
+        assert_eq!(shard.scored[1].target(0.5, 200.0), 0.5);
+        let t = scored.target(0.5, 200.0);
+        let searched = 1.0 / (1.0 + (40.0f32 / 200.0).exp());
+        assert!((t - (0.5 * searched + 0.5)).abs() < 1e-6, "{t}");
+        assert_eq!(scored.target(0.0, 200.0), 1.0);
+        // A scored position with both colours on one point is refused.
+        let bad = Shard {
+            scored: vec![Scored {
+                black: scored.white,
+                ..scored
+            }],
+            ..Shard::default()
+        };
+        write_shard(&path, &bad).unwrap();
+        let err = read_shard(&path).unwrap_err().to_string();
+        assert!(err.contains("scored position 0"), "{err}");
     }
 
     #[test]
@@ -775,6 +1018,7 @@ mod tests {
                 false_resignation: None,
             }],
             network_steps: 12,
+            scored: Vec::new(),
         }
     }
 
@@ -822,6 +1066,7 @@ mod tests {
                 samples: vec![chain_sample(), sample],
                 games: Vec::new(),
                 network_steps: 0,
+                scored: Vec::new(),
             };
             write_shard(&path, &shard).unwrap();
             let err = read_shard(&path).unwrap_err().to_string();
@@ -839,6 +1084,7 @@ mod tests {
             samples: vec![chain_sample()],
             games: Vec::new(),
             network_steps: 0,
+            scored: Vec::new(),
         };
         write_shard(&dir.join("a.shard"), &shard).unwrap();
         fanorona_testkit::make_fifo(&dir.join("b.shard"));

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use fanorona_engine::Rules;
-use fanorona_net::{Device, NetError, Trainer};
+use fanorona_net::{Device, EvalTrainer, NetError, Trainer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::TrainConfig;
+use crate::config::{ModelKind, TrainConfig};
 use crate::metrics::{Metrics, Progress};
 use crate::rundir::{RunDir, RunDirError};
 
@@ -88,6 +88,27 @@ pub struct TrainingPhase {
     pub target_steps: u64,
 }
 
+/// What a run trains: the network, or the alpha-beta player's evaluation (`kind`).
+#[derive(Debug)]
+// One per run, moved rarely: boxing the larger trainer would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum Learner {
+    /// The policy/value network.
+    Network(Trainer),
+    /// The learned evaluation.
+    Eval(EvalTrainer),
+}
+
+impl Learner {
+    /// Optimiser steps so far.
+    pub fn steps(&self) -> u64 {
+        match self {
+            Learner::Network(t) => t.steps(),
+            Learner::Eval(t) => t.steps(),
+        }
+    }
+}
+
 /// A training process at work on a run directory.
 pub struct Run {
     /// The run directory.
@@ -108,6 +129,58 @@ pub struct Run {
     pub local_selfplay: bool,
     /// How networks run on the CPU (the config's `training.inference` or `--backend`).
     pub backend: fanorona_net::Backend,
+    /// The value teacher of `training.value_teacher`, when set.
+    pub teacher: Option<Teacher>,
+}
+
+/// A stronger search judging every ingested sample for the network's value target
+/// (`training.value_teacher`): the alpha-beta judge with a learned evaluation.
+pub struct Teacher {
+    judge: std::sync::Mutex<fanorona_players::LeafJudge>,
+    scale: f32,
+}
+
+impl Teacher {
+    /// The teacher of `config`'s `[training]`, or `None` when it names none.
+    pub fn of(config: &TrainConfig) -> Result<Option<Teacher>, TrainError> {
+        let t = &config.training;
+        let source = match t.value_teacher.as_str() {
+            "" => return Ok(None),
+            fanorona_specs::SHIPPED_EVAL => fanorona_specs::EvalSource::Shipped,
+            path => fanorona_specs::EvalSource::File(PathBuf::from(path)),
+        };
+        let eval = fanorona_specs::load_evaluation(&source).map_err(|e| {
+            TrainError::State(format!(
+                "training.value_teacher = {:?}: {e}",
+                t.value_teacher
+            ))
+        })?;
+        Ok(Some(Teacher {
+            judge: std::sync::Mutex::new(
+                fanorona_players::LeafJudge::new(
+                    t.value_teacher_depth,
+                    fanorona_players::mix::LeafMix::QUIESCENCE,
+                )
+                .with_evaluation(eval),
+            ),
+            scale: t.value_teacher_scale,
+        }))
+    }
+
+    /// The teacher's value of `pos` for its mover, in `[-1, 1]`.
+    pub fn value(
+        &self,
+        pos: &fanorona_engine::Position,
+        rules: Rules,
+        tables: Option<&fanorona_tablebase::Tablebase>,
+    ) -> Option<f32> {
+        let mut judge = self.judge.lock().ok()?;
+        Some(match judge.judge(pos, rules.no_progress_limit, tables) {
+            fanorona_players::Judgement::Win => 1.0,
+            fanorona_players::Judgement::Loss => -1.0,
+            fanorona_players::Judgement::Score(s) => (s as f32 / self.scale).tanh(),
+        })
+    }
 }
 
 impl Run {
@@ -136,11 +209,42 @@ impl Run {
 
     /// Writes a checkpoint of `trainer` and `state`, then prunes old checkpoints (keeping the
     /// newest few, every rated one and the gating best).
-    pub fn save(&self, trainer: &Trainer, state: &RunState) -> Result<PathBuf, TrainError> {
-        let path = self.dir.checkpoint_file(trainer.steps())?;
+    pub fn save(&self, trainer: &Learner, state: &RunState) -> Result<PathBuf, TrainError> {
+        match trainer {
+            Learner::Network(t) => self.save_network(t, state),
+            Learner::Eval(t) => self.save_eval(t, state),
+        }
+    }
+
+    /// [`Run::save`] of a network run's trainer.
+    pub fn save_network(&self, t: &Trainer, state: &RunState) -> Result<PathBuf, TrainError> {
+        self.save_with(t.steps(), state, |path, extra| {
+            t.save_checkpoint(path, extra)
+        })
+    }
+
+    /// [`Run::save`] of an evaluation run's trainer.
+    pub fn save_eval(&self, t: &EvalTrainer, state: &RunState) -> Result<PathBuf, TrainError> {
+        let meta = fanorona_eval::EvalMeta {
+            training_steps: t.steps(),
+            games: state.games_seen,
+            label: self.config.name.clone(),
+        };
+        self.save_with(t.steps(), state, |path, extra| {
+            t.save_checkpoint(path, extra, &meta)
+        })
+    }
+
+    fn save_with(
+        &self,
+        steps: u64,
+        state: &RunState,
+        write: impl FnOnce(&std::path::Path, &[u8]) -> Result<(), NetError>,
+    ) -> Result<PathBuf, TrainError> {
+        let path = self.dir.checkpoint_file(steps)?;
         let extra = serde_json::to_vec(state).map_err(|e| TrainError::State(e.to_string()))?;
-        trainer.save_checkpoint(&path, &extra)?;
-        self.dir.publish_checkpoint(&path, trainer.steps())?;
+        write(&path, &extra)?;
+        self.dir.publish_checkpoint(&path, steps)?;
         let mut protected: Vec<PathBuf> = state
             .rated
             .iter()
@@ -156,13 +260,19 @@ impl Run {
 
     /// Loads the newest readable checkpoint of the run, falling back to older ones (a corrupt
     /// file is reported and skipped, never fatal while an older one exists).
-    pub fn load_latest(&self) -> Result<Option<(Trainer, RunState, PathBuf)>, TrainError> {
+    pub fn load_latest(&self) -> Result<Option<(Learner, RunState, PathBuf)>, TrainError> {
         for (_, path) in self.dir.checkpoints()?.into_iter().rev() {
             // Pruned by the trainer since the listing: try the next.
             let Some(path) = self.dir.fetch_checkpoint(&path)? else {
                 continue;
             };
-            match Trainer::load_checkpoint(&path, &self.device) {
+            let loaded = match self.config.kind {
+                ModelKind::Network => Trainer::load_checkpoint(&path, &self.device)
+                    .map(|(t, extra)| (Learner::Network(t), extra)),
+                ModelKind::Eval => EvalTrainer::load_checkpoint(&path, &self.device)
+                    .map(|(t, extra)| (Learner::Eval(t), extra)),
+            };
+            match loaded {
                 Ok((trainer, extra)) => match serde_json::from_slice::<RunState>(&extra) {
                     Ok(state) => return Ok(Some((trainer, state, path))),
                     Err(e) => self.say(&format!(

@@ -119,6 +119,7 @@ impl ShardWriter<'_> {
                 .collect(),
             games: self.pending.iter().map(|g| g.summary.clone()).collect(),
             network_steps: self.network_steps,
+            scored: Vec::new(),
         };
         let used = self
             .dir

@@ -70,19 +70,9 @@ pub fn train_phase(
     phase: TrainingPhase,
     replay: &ReplayBuffer,
 ) -> Result<(), TrainError> {
-    let end = phase.start_steps + phase.target_steps;
-    if trainer.steps() >= end {
+    let Some((end, window, label)) = start_phase(run, trainer.steps(), state, phase, replay) else {
         return Ok(());
-    }
-    let r = &run.config.replay;
-    let window = window_size(
-        replay.total(),
-        r.window_min,
-        r.window_max,
-        r.window_exponent,
-    );
-    let label = format!("gen {} training", state.generation);
-    run.progress.phase(&label, phase.target_steps);
+    };
     let started = Instant::now();
     let first = trainer.steps();
     let mut sums = LossSums::default();
@@ -109,10 +99,35 @@ pub fn train_phase(
             sums = LossSums::default();
         }
         if now.is_multiple_of(run.config.checkpoints.every_steps) && now < end {
-            run.save(trainer, state)?;
+            run.save_network(trainer, state)?;
         }
     }
     Ok(())
+}
+
+/// The start of a training phase of either model kind at `steps`: its last step, the window
+/// it samples from and its progress label (shown), or `None` when it is already done.
+pub fn start_phase(
+    run: &mut Run,
+    steps: u64,
+    state: &RunState,
+    phase: TrainingPhase,
+    replay: &ReplayBuffer,
+) -> Option<(u64, usize, String)> {
+    let end = phase.start_steps + phase.target_steps;
+    if steps >= end {
+        return None;
+    }
+    let r = &run.config.replay;
+    let window = window_size(
+        replay.total(),
+        r.window_min,
+        r.window_max,
+        r.window_exponent,
+    );
+    let label = format!("gen {} training", state.generation);
+    run.progress.phase(&label, phase.target_steps);
+    Some((end, window, label))
 }
 
 fn secs(since: Instant) -> f64 {

@@ -88,9 +88,11 @@ use super::tables::TablesArgs;
 /// Arguments of `fanorona engine`.
 #[derive(Args, Debug)]
 pub struct EngineArgs {
-    /// The player answering `go`, e.g. `alphabeta:ms=1000`, `mcts:sims=800`.
-    #[arg(long, value_name = "SPEC", default_value = "alphabeta:ms=1000")]
-    pub player: String,
+    /// The player answering `go`, e.g. `alphabeta:ms=1000`, `mcts:sims=800` (default:
+    /// `alphabeta:ms=1000,eval=learned`, with the learned evaluation this program ships, or
+    /// `alphabeta:ms=1000` in a build that ships none).
+    #[arg(long, value_name = "SPEC")]
+    pub player: Option<String>,
     #[command(flatten)]
     pub tables: TablesArgs,
 }
@@ -104,13 +106,23 @@ const MAX_ERROR_CHARS: usize = 240;
 /// Run `fanorona engine` on standard input and output.
 pub fn run(args: &EngineArgs, backend: Backend) -> Result<()> {
     let registry = fanorona_net::player_registry(backend);
-    let settings = parse_player(&args.player, &registry)?;
+    let text = args.player.clone().unwrap_or_else(default_player);
+    let settings = parse_player(&text, &registry)?;
     let player = registry
         .with_tables(args.tables.load(Rules::default())?)
         .build(&settings, 0)?;
     let stdin = std::io::BufReader::new(std::io::stdin());
     let stdout = std::io::stdout();
     serve(stdin, stdout.lock(), player)
+}
+
+/// The player when none is given: alpha-beta, with the shipped learned evaluation if any.
+fn default_player() -> String {
+    if fanorona_specs::shipped_evaluation().is_ok() {
+        "alphabeta:ms=1000,eval=learned".into()
+    } else {
+        "alphabeta:ms=1000".into()
+    }
 }
 
 /// What to do after a command.

@@ -1,4 +1,6 @@
-//! `fanorona export`: a training checkpoint becomes one self-describing model file.
+//! `fanorona export`: a training checkpoint becomes one self-describing file for play: a model
+//! file (`*.fnm`) from a network run, an evaluation file (`*.fne`, for `alphabeta:eval=`) from
+//! an evaluation run.
 
 use std::path::PathBuf;
 
@@ -19,7 +21,8 @@ pub struct ExportArgs {
     /// With --run-dir: the checkpoint after this many optimiser steps instead of the newest.
     #[arg(long, value_name = "N", requires = "run_dir")]
     pub steps: Option<u64>,
-    /// Where to write the model file (by convention `*.fnm`).
+    /// Where to write the file (by convention `*.fnm` for a network, `*.fne` for an
+    /// evaluation). A training checkpoint is never overwritten.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// A label stored in the file (shown when it is loaded).
@@ -42,6 +45,35 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         (None, Some(run)) => run_checkpoint(run, args.steps)?,
         (None, None) => anyhow::bail!("give a checkpoint file or --run-dir"),
     };
+    check_out(&args.out, &checkpoint)?;
+    if let Ok((weights, saved)) = fanorona_eval::EvalWeights::load_any(&checkpoint) {
+        let meta = fanorona_eval::EvalMeta {
+            training_steps: saved.training_steps,
+            games: if args.games > 0 {
+                args.games
+            } else {
+                saved.games
+            },
+            label: if args.label.is_empty() {
+                saved.label
+            } else {
+                args.label.clone()
+            },
+        };
+        weights
+            .save(&args.out, &meta)
+            .with_context(|| format!("writing {}", args.out.display()))?;
+        let (back, _) = fanorona_eval::EvalWeights::load(&args.out)
+            .context("reading the exported evaluation back")?;
+        println!(
+            "wrote {} (the evaluation {}, {} training steps; play it with alphabeta:eval={})",
+            args.out.display(),
+            back.shape,
+            meta.training_steps,
+            args.out.display()
+        );
+        return Ok(());
+    }
     let written = export(&checkpoint, &args.out, &meta)
         .with_context(|| format!("exporting {}", checkpoint.display()))?;
     // Read it back: what was written must load, or the export failed.
@@ -54,6 +86,26 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         cfg.blocks,
         cfg.channels,
         written.training_steps
+    );
+    Ok(())
+}
+
+/// Refuses to write over the checkpoint itself or any other training checkpoint.
+fn check_out(out: &std::path::Path, checkpoint: &std::path::Path) -> Result<()> {
+    let same = match (out.canonicalize(), checkpoint.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let mut magic = [0u8; 8];
+    let is_checkpoint = std::fs::File::open(out)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok()
+        && magic == fanorona_data::container::CHECKPOINT_MAGIC;
+    anyhow::ensure!(
+        !same && !is_checkpoint,
+        "--out {}: that is a training checkpoint; export writes a new file next to it (e.g. {})",
+        out.display(),
+        out.with_extension("fnm").display()
     );
     Ok(())
 }

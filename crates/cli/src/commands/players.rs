@@ -40,9 +40,7 @@ pub fn parse_player(text: &str, registry: &Registry) -> Result<Settings> {
     let settings = registry.parse(text).with_context(|| {
         format!("player {text:?} (`fanorona players` lists every kind and key)")
     })?;
-    registry
-        .load(&settings)
-        .with_context(|| format!("player {text:?}"))?;
+    registry.load(&settings)?;
     Ok(settings)
 }
 

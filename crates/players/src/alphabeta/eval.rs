@@ -1,6 +1,43 @@
-//! The hand-written evaluation of the alpha-beta player.
+//! The alpha-beta player's evaluation: the hand-written one ([`evaluate`]), or one learned by
+//! self-play ([`Evaluation::Learned`], `fanorona_eval`).
+
+use std::sync::Arc;
 
 use fanorona_engine::{Bitboard, Direction, Position};
+use fanorona_eval::EvalNet;
+
+/// How the search scores a quiet position.
+#[derive(Clone, Debug, Default)]
+pub enum Evaluation {
+    /// [`evaluate`]: material, mobility, strong points.
+    #[default]
+    Handwritten,
+    /// A network learned by self-play.
+    Learned(Arc<EvalNet>),
+}
+
+/// Largest `|score|` a learned evaluation may give, so that it never reads as a result from
+/// the endgame tables or a forced win.
+pub const LEARNED_MAX: i32 = 10_000;
+
+impl Evaluation {
+    /// The evaluation of a turn-start position for the side to move, in centi-stones.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        match self {
+            Evaluation::Handwritten => evaluate(pos),
+            Evaluation::Learned(net) => net.evaluate(pos).clamp(-LEARNED_MAX, LEARNED_MAX),
+        }
+    }
+
+    /// `handwritten`, or `learned` with the network's shape.
+    pub fn describe(&self) -> String {
+        match self {
+            Evaluation::Handwritten => "handwritten".to_string(),
+            Evaluation::Learned(net) => format!("learned {}", net.shape()),
+        }
+    }
+}
 
 /// Value of one stone. Scores are in centi-stones.
 pub const STONE: i32 = 100;

@@ -4,6 +4,7 @@
 use fanorona_engine::Position;
 use fanorona_tablebase::Tablebase;
 
+use super::eval::Evaluation;
 use super::search::{Child, INF, Searcher, TABLE_SPAN, TABLE_WIN, children};
 use super::tt::Table;
 use crate::player::Stop;
@@ -25,6 +26,7 @@ pub struct LeafJudge {
     depth: u32,
     quiescence: u32,
     nodes: u64,
+    eval: Evaluation,
 }
 
 impl std::fmt::Debug for LeafJudge {
@@ -61,7 +63,14 @@ impl LeafJudge {
             depth,
             quiescence,
             nodes: 0,
+            eval: Evaluation::Handwritten,
         }
+    }
+
+    /// The same judge scoring quiet positions with `eval`.
+    pub fn with_evaluation(mut self, eval: Evaluation) -> Self {
+        self.eval = eval;
+        self
     }
 
     /// Positions searched so far, over every call.
@@ -91,6 +100,7 @@ impl LeafJudge {
             no_progress_limit,
             quiescence: self.quiescence,
             tables,
+            eval: &self.eval,
         };
         let score = if pos.is_turn_start() {
             searcher.negamax(pos, self.depth, -INF, INF, 0)

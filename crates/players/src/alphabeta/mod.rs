@@ -11,7 +11,7 @@ use fanorona_engine::{Game, Position, Turn};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-pub use eval::evaluate;
+pub use eval::{Evaluation, LEARNED_MAX, evaluate};
 pub use leaf::{Judgement, LeafJudge};
 use search::{Child, INF, PathEntry, Searcher, WIN, WIN_BOUND, children};
 use tt::Table;
@@ -100,6 +100,8 @@ pub struct AlphaBetaPlayer {
     tables: crate::tables::Tables,
     /// Raised: end the search now with the best turn so far.
     stop: Stop,
+    /// How quiet positions are scored.
+    eval: Evaluation,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -133,7 +135,14 @@ impl AlphaBetaPlayer {
             after_last_turn: None,
             tables: None,
             stop: Stop::new(),
+            eval: Evaluation::Handwritten,
         }
+    }
+
+    /// Scores quiet positions with `eval` instead of the hand-written evaluation.
+    pub fn with_evaluation(mut self, eval: Evaluation) -> Self {
+        self.eval = eval;
+        self
     }
 
     /// Scores the positions the endgame tables cover exactly (no search below them) and plays
@@ -243,6 +252,7 @@ impl AlphaBetaPlayer {
             no_progress_limit: game.rules().no_progress_limit,
             quiescence: self.config.quiescence,
             tables: crate::tables::for_game(&self.tables, game),
+            eval: &self.eval,
         };
         let started = Instant::now();
         let mut scores = vec![-INF; roots.len()];

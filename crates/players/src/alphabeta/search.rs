@@ -6,7 +6,7 @@ use std::time::Instant;
 use fanorona_engine::{Position, Turn};
 use fanorona_tablebase::{Probe as TableProbe, Tablebase, Wdl};
 
-use super::eval::evaluate;
+use super::eval::Evaluation;
 use super::tt::{Bound, Table};
 
 /// Score of a win at the root; a win found `n` turns deep scores `WIN - n`.
@@ -153,6 +153,8 @@ pub(super) struct Searcher<'a> {
     pub quiescence: u32,
     /// Endgame tables for the game's rules: positions they cover get their exact score.
     pub tables: Option<&'a Tablebase>,
+    /// How quiet positions are scored.
+    pub eval: &'a Evaluation,
 }
 
 impl Searcher<'_> {
@@ -328,7 +330,7 @@ impl Searcher<'_> {
     /// the captures out, with the static evaluation as the stand-pat score. Capture turns reset
     /// the no-progress counter and cannot repeat a position, so no draw rule applies here.
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, left: u32) -> i32 {
-        let stand = evaluate(pos);
+        let stand = self.eval.evaluate(pos);
         if left == 0 || ply + 1 >= MAX_PLY || stand >= beta || !pos.has_capture() {
             return stand;
         }

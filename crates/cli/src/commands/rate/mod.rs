@@ -192,15 +192,18 @@ fn match_config(args: &RateArgs) -> Result<MatchConfig> {
     super::match_settings(args.games, args.threads, args.seed, args.opening_plies)
 }
 
-/// A player argument as a spec: a model file means `net:path=<file>`.
+/// A player argument as a spec: an evaluation (an `.fne` file, or a checkpoint of an
+/// evaluation run) means `alphabeta:eval=<file>`, another model file `net:path=<file>`.
 fn player_text(arg: &str) -> String {
     let path = Path::new(arg);
-    let is_model =
-        !arg.contains(':') && (path.is_file() || arg.ends_with(".fnm") || arg.ends_with(".ckpt"));
-    if is_model {
-        format!("net:path={arg}")
-    } else {
+    let is_file = !arg.contains(':')
+        && (path.is_file() || [".fnm", ".ckpt", ".fne"].iter().any(|s| arg.ends_with(s)));
+    if !is_file {
         arg.to_string()
+    } else if arg.ends_with(".fne") || fanorona_eval::EvalWeights::load_any(path).is_ok() {
+        format!("alphabeta:eval={arg}")
+    } else {
+        format!("net:path={arg}")
     }
 }
 
@@ -214,6 +217,7 @@ fn run_checkpoints(run: &str) -> Result<Vec<RunCheckpoint>> {
         .map(|(steps, path)| RunCheckpoint {
             steps,
             seconds: checkpoint_seconds(&path),
+            player: player_text(&path.display().to_string()),
             path,
         })
         .collect())

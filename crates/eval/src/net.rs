@@ -1,0 +1,246 @@
+//! The integer path: the weights quantised once, at load, and a forward pass in `i16`/`i32`.
+//!
+//! - **First layer**: the accumulator starts at the quantised biases and adds the column of
+//!   every stone on the board (at most 44), in `i16` (the weight bounds keep the sum exact);
+//!   then clipped to `0..=QA`.
+//! - **Second layer**: `i16 x i16` products summed in `i32` (one `pmaddwd` per 8 or 16 pairs),
+//!   shifted back to the activation scale and clipped.
+//! - **Output**: the same, scaled to centi-stones.
+//!
+//! Scales: activations `QA = 511` per unit, first-layer weights and biases `QA`, second- and
+//! third-layer weights `QB = 1024`, their biases `QA * QB`. The weight bounds of
+//! [`crate::EvalWeights::check`] keep every sum inside its integer type.
+//!
+//! The same code is compiled three times: portable, with AVX2 and with AVX-512 (BW) enabled,
+//! and [`SimdLevel::detect`] picks the widest the CPU has at run time (fixed sizes let the
+//! compiler vectorise the loops for each). Tests run every level the CPU has and compare each
+//! with the float forward pass.
+
+use fanorona_engine::Position;
+
+use crate::features::{FEATURES, MAX_ACTIVE, active};
+use crate::weights::{CENTISTONES_PER_UNIT, EvalError, EvalWeights, Shape};
+
+/// Activation scale: 1.0 is `QA`.
+const QA: i32 = 511;
+/// Scale of the second and third layers' weights.
+const QB: i32 = 1024;
+/// `log2(QB)`.
+const QB_SHIFT: u32 = 10;
+
+/// Which compiled copy of the forward pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SimdLevel {
+    /// No SIMD beyond what the build's target gives every function.
+    Portable,
+    /// AVX2 (256-bit integer vectors).
+    Avx2,
+    /// AVX-512 with byte and word instructions (512-bit integer vectors).
+    Avx512,
+}
+
+impl SimdLevel {
+    /// The widest level this CPU has.
+    pub fn detect() -> SimdLevel {
+        Self::available()
+            .into_iter()
+            .last()
+            .unwrap_or(SimdLevel::Portable)
+    }
+
+    /// Every level this CPU can run, narrowest first.
+    pub fn available() -> Vec<SimdLevel> {
+        let mut levels = vec![SimdLevel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                levels.push(SimdLevel::Avx2);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                levels.push(SimdLevel::Avx512);
+            }
+        }
+        levels
+    }
+
+    /// `portable`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Portable => "portable",
+            SimdLevel::Avx2 => "avx2",
+            SimdLevel::Avx512 => "avx512",
+        }
+    }
+}
+
+/// The evaluation, ready for the search: quantised weights and the SIMD level that runs them.
+/// Cheap to clone the `Arc` it is usually kept in; evaluating needs no lock.
+#[derive(Clone, Debug)]
+pub struct EvalNet {
+    weights: EvalWeights,
+    level: SimdLevel,
+    l1: Vec<i16>,
+    b1: Vec<i16>,
+    l2: Vec<i16>,
+    b2: Vec<i32>,
+    l3: Vec<i16>,
+    b3: i32,
+}
+
+fn quantise(values: &[f32], scale: i32) -> Vec<i16> {
+    values
+        .iter()
+        .map(|v| (v * scale as f32).round() as i16)
+        .collect()
+}
+
+impl EvalNet {
+    /// Quantises `weights` (checked first) for the widest SIMD level of this CPU.
+    pub fn new(weights: EvalWeights) -> Result<EvalNet, EvalError> {
+        Self::with_level(weights, SimdLevel::detect())
+    }
+
+    /// Like [`EvalNet::new`] at `level`, which must be one this CPU has.
+    pub fn with_level(weights: EvalWeights, level: SimdLevel) -> Result<EvalNet, EvalError> {
+        weights.check().map_err(|detail| EvalError::Shape {
+            path: "weights".into(),
+            detail,
+        })?;
+        if !SimdLevel::available().contains(&level) {
+            return Err(EvalError::Shape {
+                path: "weights".into(),
+                detail: format!("this CPU cannot run the {} kernels", level.name()),
+            });
+        }
+        let scale2 = (QA * QB) as f32;
+        Ok(EvalNet {
+            l1: quantise(&weights.l1, QA),
+            b1: quantise(&weights.b1, QA),
+            l2: quantise(&weights.l2, QB),
+            b2: weights
+                .b2
+                .iter()
+                .map(|b| (b * scale2).round() as i32)
+                .collect(),
+            l3: quantise(&weights.l3, QB),
+            b3: (weights.b3 * scale2).round() as i32,
+            level,
+            weights,
+        })
+    }
+
+    /// The float weights it was made from.
+    pub fn weights(&self) -> &EvalWeights {
+        &self.weights
+    }
+
+    /// The hidden sizes.
+    pub fn shape(&self) -> Shape {
+        self.weights.shape
+    }
+
+    /// The SIMD level in use.
+    pub fn level(&self) -> SimdLevel {
+        self.level
+    }
+
+    /// The evaluation of a turn-start position for the side to move, in centi-stones.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let mut on = [0u16; MAX_ACTIVE];
+        let n = active(pos, &mut on);
+        let raw = self.forward(&on[..n]);
+        // raw is in units of 1 / (QA * QB) stones.
+        let scale = (QA * QB) as f32 / CENTISTONES_PER_UNIT;
+        (raw as f32 / scale).round() as i32
+    }
+
+    /// The integer forward pass over the features that are on, in `1 / (QA * QB)` stones.
+    fn forward(&self, on: &[u16]) -> i32 {
+        macro_rules! shapes {
+            ($level:ident; $(($h1:literal, $h2:literal)),*) => {
+                match (self.shape().hidden1, self.shape().hidden2) {
+                    $(($h1, $h2) => $level::<$h1, $h2>(self, on),)*
+                    _ => 0,
+                }
+            };
+        }
+        macro_rules! at_level {
+            ($level:ident) => {
+                shapes!($level; (32, 8), (32, 16), (32, 32), (64, 8), (64, 16), (64, 32),
+                    (128, 8), (128, 16), (128, 32), (256, 8), (256, 16), (256, 32))
+            };
+        }
+        match self.level {
+            SimdLevel::Portable => at_level!(portable),
+            #[cfg(target_arch = "x86_64")]
+            SimdLevel::Avx2 => at_level!(avx2),
+            #[cfg(target_arch = "x86_64")]
+            SimdLevel::Avx512 => at_level!(avx512),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => at_level!(portable),
+        }
+    }
+}
+
+/// The forward pass for a fixed shape (inlined into each level's copy).
+#[inline(always)]
+fn forward_fixed<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+    let mut acc = [0i16; H1];
+    acc.copy_from_slice(&net.b1[..H1]);
+    for &f in on {
+        let f = usize::from(f).min(FEATURES - 1);
+        let column = &net.l1[f * H1..(f + 1) * H1];
+        for (a, w) in acc.iter_mut().zip(column) {
+            *a = a.wrapping_add(*w);
+        }
+    }
+    let mut a1 = [0i16; H1];
+    for (x, a) in a1.iter_mut().zip(&acc) {
+        *x = (*a).clamp(0, QA as i16);
+    }
+    let mut a2 = [0i32; H2];
+    for (j, out) in a2.iter_mut().enumerate() {
+        let row = &net.l2[j * H1..(j + 1) * H1];
+        let mut sum = 0i32;
+        for (x, w) in a1.iter().zip(row) {
+            sum += i32::from(*x) * i32::from(*w);
+        }
+        // Rounded, not floored, back to the activation scale.
+        *out = ((sum + net.b2[j] + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
+    }
+    let mut out = net.b3;
+    for (x, w) in a2.iter().zip(&net.l3[..H2]) {
+        out += x * i32::from(*w);
+    }
+    out
+}
+
+fn portable<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+    forward_fixed::<H1, H2>(net, on)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn avx2<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+    #[target_feature(enable = "avx2")]
+    fn run<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+        forward_fixed::<H1, H2>(net, on)
+    }
+    // SAFETY: an `EvalNet` at this level is only made when the CPU has AVX2
+    // (`EvalNet::with_level` checks `SimdLevel::available`).
+    unsafe { run::<H1, H2>(net, on) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn avx512<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn run<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
+        forward_fixed::<H1, H2>(net, on)
+    }
+    // SAFETY: an `EvalNet` at this level is only made when the CPU has AVX-512F and BW.
+    unsafe { run::<H1, H2>(net, on) }
+}

@@ -1,0 +1,204 @@
+//! The integer path against the float forward pass on every shape and SIMD level the CPU has,
+//! the file round trip, and damaged or out-of-bounds files refused (fuzzed like the other model
+//! files).
+
+use fanorona_data::container;
+use fanorona_engine::{Color, Position};
+use fanorona_eval::{
+    EVAL_MAGIC, EVAL_VERSION, EvalMeta, EvalNet, EvalWeights, L1_BIAS_MAX, L1_WEIGHT_MAX,
+    L2_BIAS_MAX, L2_WEIGHT_MAX, Shape, SimdLevel,
+};
+use fanorona_testkit::{Rng, TempDir, fuzz, random_position, random_walk};
+
+fn uniform(rng: &mut Rng, max: f32) -> f32 {
+    (rng.next_u64() as f64 / u64::MAX as f64 * 2.0 - 1.0) as f32 * max
+}
+
+/// Random weights of `shape`, scaled so that the hidden units are often inside (0, 1): the
+/// clipping and the linear part are both exercised.
+fn random_weights(shape: Shape, seed: u64) -> EvalWeights {
+    let mut rng = Rng::new(seed);
+    let mut w = EvalWeights::zeros(shape);
+    for v in &mut w.l1 {
+        *v = uniform(&mut rng, 0.3);
+    }
+    for v in &mut w.b1 {
+        *v = uniform(&mut rng, 0.5) + 0.3;
+    }
+    let fan_in = (shape.hidden1 as f32).sqrt();
+    for v in &mut w.l2 {
+        *v = uniform(&mut rng, 2.0) / fan_in;
+    }
+    for v in &mut w.b2 {
+        *v = uniform(&mut rng, 0.5) + 0.3;
+    }
+    for v in &mut w.l3 {
+        *v = uniform(&mut rng, 6.0 / (shape.hidden2 as f32).sqrt());
+    }
+    w.b3 = uniform(&mut rng, 1.0);
+    w
+}
+
+fn positions(seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..8 {
+        out.extend(random_walk(&mut rng, Position::start(), 200));
+    }
+    for (white, black) in [(1, 1), (3, 5), (12, 9), (22, 22), (22, 1)] {
+        for side in [Color::White, Color::Black] {
+            out.push(random_position(&mut rng, white, black, side));
+        }
+    }
+    out.retain(|p| p.chain().is_none());
+    out
+}
+
+#[test]
+fn the_integer_path_matches_the_float_network_on_every_shape_and_level() {
+    let positions = positions(3);
+    assert!(positions.len() > 50);
+    let levels = SimdLevel::available();
+    for (k, &hidden1) in Shape::HIDDEN1.iter().enumerate() {
+        for &hidden2 in &Shape::HIDDEN2 {
+            let shape = Shape { hidden1, hidden2 };
+            let weights = random_weights(shape, 10 + k as u64 * 7 + hidden2 as u64);
+            let nets: Vec<EvalNet> = levels
+                .iter()
+                .map(|&l| EvalNet::with_level(weights.clone(), l).unwrap())
+                .collect();
+            let (mut spread, mut error) = (0.0f32, 0.0f32);
+            for pos in &positions {
+                let float = weights.evaluate_f32(pos);
+                spread = spread.max(float.abs());
+                let first = nets[0].evaluate(pos);
+                for net in &nets {
+                    // Every level computes the same integers.
+                    assert_eq!(net.evaluate(pos), first, "{shape} {:?}", net.level());
+                }
+                // Quantisation costs a few centi-stones at most (these random weights are
+                // rougher than trained ones), about one on average.
+                let tolerance = 8.0 + 0.02 * float.abs();
+                assert!(
+                    (first as f32 - float).abs() <= tolerance,
+                    "{shape}: integer {first}, float {float} at {pos}"
+                );
+                error += (first as f32 - float).abs();
+            }
+            assert!(
+                spread > 20.0,
+                "{shape}: the test weights say almost nothing"
+            );
+            let mean = error / positions.len() as f32;
+            assert!(mean < 2.0, "{shape}: mean error {mean} centi-stones");
+        }
+    }
+}
+
+#[test]
+fn colour_swapped_twins_get_the_same_evaluation() {
+    let net = EvalNet::new(random_weights(Shape::default(), 1)).unwrap();
+    let white: Position = "W7W/1B7/4B4/9/W8 w".parse().unwrap();
+    let black: Position = "8B/9/4W4/7W1/B7B b".parse().unwrap();
+    assert_eq!(net.evaluate(&white), net.evaluate(&black));
+}
+
+#[test]
+fn files_round_trip_and_name_what_is_wrong() {
+    let dir = TempDir::new("eval-files");
+    let path = dir.join("e.fne");
+    let weights = random_weights(Shape::default(), 4);
+    let meta = EvalMeta {
+        training_steps: 12,
+        games: 34,
+        label: "test".into(),
+    };
+    weights.save(&path, &meta).unwrap();
+    let (back, meta_back) = EvalWeights::load(&path).unwrap();
+    assert_eq!(back, weights);
+    assert_eq!(meta_back, meta);
+    assert_eq!(back.fingerprint(), weights.fingerprint());
+    assert_ne!(
+        random_weights(Shape::default(), 5).fingerprint(),
+        weights.fingerprint()
+    );
+
+    // Out of the integer path's bounds, non-finite, an unsupported shape: refused on save's
+    // readers with the weight named.
+    for (what, edit) in [
+        (
+            "l1[3]",
+            Box::new(|w: &mut EvalWeights| w.l1[3] = L1_WEIGHT_MAX * 1.5)
+                as Box<dyn Fn(&mut EvalWeights)>,
+        ),
+        (
+            "b1[0]",
+            Box::new(|w: &mut EvalWeights| w.b1[0] = L1_BIAS_MAX + 1.0),
+        ),
+        ("l2[7]", Box::new(|w: &mut EvalWeights| w.l2[7] = f32::NAN)),
+        (
+            "b2[1]",
+            Box::new(|w: &mut EvalWeights| w.b2[1] = -L2_BIAS_MAX - 1.0),
+        ),
+        (
+            "l3[2]",
+            Box::new(|w: &mut EvalWeights| w.l3[2] = L2_WEIGHT_MAX * 2.0),
+        ),
+        ("b3", Box::new(|w: &mut EvalWeights| w.b3 = f32::INFINITY)),
+    ] {
+        let mut bad = weights.clone();
+        edit(&mut bad);
+        bad.save(&path, &meta).unwrap();
+        let err = EvalWeights::load(&path).unwrap_err().to_string();
+        assert!(err.contains(what) && err.contains("e.fne"), "{what}: {err}");
+        assert!(EvalNet::new(bad).is_err());
+    }
+    let odd = EvalWeights::zeros(Shape {
+        hidden1: 48,
+        hidden2: 16,
+    });
+    odd.save(&path, &meta).unwrap();
+    let err = EvalWeights::load(&path).unwrap_err().to_string();
+    assert!(err.contains("not run here"), "{err}");
+
+    // Not an evaluation file, or a truncated one.
+    std::fs::write(&path, b"hello").unwrap();
+    assert!(EvalWeights::load(&path).is_err());
+    weights.save(&path, &meta).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+    let err = EvalWeights::load(&path).unwrap_err().to_string();
+    assert!(err.contains("e.fne"), "{err}");
+}
+
+#[test]
+fn fuzz_mutated_eval_payloads_with_valid_checksums_never_panic() {
+    let dir = TempDir::new("fuzz-eval");
+    let path = dir.join("e.fne");
+    random_weights(
+        Shape {
+            hidden1: 32,
+            hidden2: 8,
+        },
+        9,
+    )
+    .save(&path, &EvalMeta::default())
+    .unwrap();
+    let payload = container::read(&path, &EVAL_MAGIC, EVAL_VERSION).unwrap();
+    let positions = positions(8);
+    fuzz::run(
+        "evaluation file",
+        &[payload],
+        &[b"hidden1", b"{}", b"\"features\"", &[0x7f; 4], &[0xff; 4]],
+        1000,
+        |bytes| {
+            container::write_atomic(&path, &EVAL_MAGIC, EVAL_VERSION, bytes).unwrap();
+            if let Ok((weights, _)) = EvalWeights::load(&path) {
+                let net = EvalNet::new(weights).expect("a file that loads is runnable");
+                for pos in &positions {
+                    let _ = net.evaluate(pos);
+                }
+            }
+        },
+    );
+}
