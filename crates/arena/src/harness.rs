@@ -15,12 +15,18 @@
 //! every pairing ([`crate::rating`]), anchored at [`ANCHOR`] = 0, with 95% intervals. The
 //! training run's own scale (`ratings.csv`) is fitted by the same code.
 //!
-//! **Stored games** ([`crate::store`]). Each pairing's games are saved after every game and
-//! reused: a later run with more players plays only their games, more games play only the
+//! **Stored games** ([`crate::store`]). Each pairing's games are saved as they are played (at
+//! most every [`SAVE_EVERY`], and at the pairing's end, so that a long pairing of quick games
+//! is not rewritten after each one) and reused: a later run with more players plays only their games, more games play only the
 //! missing ones, and an interrupted run goes on where it stopped.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How often a pairing being played is saved: an interrupted rating loses at most the games
+/// of this long.
+pub const SAVE_EVERY: Duration = Duration::from_secs(2);
 
 use fanorona_specs::{BuildError, Registry, Settings, SpecError};
 
@@ -299,7 +305,7 @@ pub enum Event<'a> {
 }
 
 /// The games of one pairing: those stored, plus (unless `stored_only`) the missing ones,
-/// played now and saved after each game. `registry` builds the players.
+/// played now and saved as they come (see [`SAVE_EVERY`]). `registry` builds the players.
 #[allow(clippy::too_many_arguments)]
 pub fn play_pairing(
     entrants: &[Entrant],
@@ -353,6 +359,7 @@ pub fn play_pairing(
         ..*config
     };
     let mut warnings = Vec::new();
+    let (mut saved, mut last_save) = (games.len(), Instant::now());
     let result = play_match(&extend, &make_a, &make_b, |game, _| {
         events(Event::Game);
         pending.insert(game.index, game.clone());
@@ -360,12 +367,20 @@ pub fn play_pairing(
         while let Some(next) = pending.remove(&(games.len() as u32)) {
             games.push(next);
         }
-        if games.len() > before && save_error.is_none() {
+        if games.len() > before && save_error.is_none() && last_save.elapsed() >= SAVE_EVERY {
             save_error = slot
                 .save(&mut games, config, &mut |w| warnings.push(w))
                 .err();
+            saved = games.len();
+            last_save = Instant::now();
         }
     });
+    // What came after the last timed save (the match's end, or where it failed).
+    if games.len() > saved && save_error.is_none() {
+        save_error = slot
+            .save(&mut games, config, &mut |w| warnings.push(w))
+            .err();
+    }
     events(Event::Done);
     for w in warnings {
         events(Event::Warning(w));

@@ -192,18 +192,7 @@ pub const LOCK_FILE: &str = "store.lock";
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
 fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    File::open(path)?
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {MAX_FILE_BYTES} bytes"),
-        ));
-    }
-    Ok(bytes)
+    fanorona_data::read_bounded(path, MAX_FILE_BYTES)
 }
 
 /// `path`, or `path.2`, `path.3`, ... : the first that does not exist.

@@ -232,3 +232,34 @@ fn quit_during_a_search_exits_at_once() {
     assert!(status.success());
     assert!(sent.elapsed().as_secs() < 20);
 }
+
+/// `printf 'go ms 3600000\n' | fanorona engine | head -c0`: the reader of the answers is gone
+/// when the input ends, so the hour-long search is stopped and the engine exits (issue 28
+/// item 11).
+#[test]
+fn a_search_whose_reader_has_gone_ends_with_the_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["engine", "--player", "alphabeta", "--no-tablebases"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"go ms 3600000\n").unwrap();
+    drop(stdin);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the engine was still searching two minutes after its reader had gone");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -65,6 +65,39 @@ fn build_probe_and_verify_from_the_command_line() {
     let out = run(&["tablebase", "verify"], &dir);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("verified 3 classes"), "{}", text(&out));
+
+    // An evaluation against the truth: this one says "half a stone up" everywhere, so it is
+    // right about every win and draw and no loss.
+    let mut weights = fanorona_eval::EvalWeights::zeros(fanorona_eval::Shape::default());
+    weights.b3 = 0.5;
+    let eval = dir.join("half.fne");
+    weights
+        .save(&eval, &fanorona_eval::EvalMeta::default())
+        .unwrap();
+    let out = run(
+        &[
+            "tablebase",
+            "check",
+            "--positions",
+            "300",
+            "--eval",
+            eval.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let learned = stdout
+        .lines()
+        .find(|l| l.starts_with("learned evaluation agrees"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(learned.contains("(wins 100.0% of"), "{learned}");
+    assert!(learned.contains("draws 100.0% of"), "{learned}");
+    assert!(learned.contains("losses 0.0% of"), "{learned}");
+    assert!(
+        stdout.contains("hand-written evaluation agrees"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -125,4 +158,47 @@ fn pit_plays_with_the_tables_it_is_given() {
         "{}",
         text(&out)
     );
+}
+
+/// Two builds into one folder at once under different no-progress limits: one builder at a
+/// time, so the second finds the first's tables and refuses them by name instead of both
+/// "succeeding" into a folder neither limit loads (issue 28 item 15).
+#[test]
+fn two_builds_into_one_folder_take_turns() {
+    let dir = TempDir::new("tb-race");
+    let start = |limit: &str| {
+        bin()
+            .args(["tablebase", "build", "--stones", "4", "--threads", "1"])
+            .args(["--no-progress-limit", limit, "--tablebases"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs")
+    };
+    let (a, b) = (start("50"), start("16"));
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let ok = [a.status.success(), b.status.success()];
+    assert_eq!(
+        ok.iter().filter(|&&s| s).count(),
+        1,
+        "exactly one build may succeed:\n{}\n{}",
+        text(&a),
+        text(&b)
+    );
+    let failed = if ok[0] { &b } else { &a };
+    assert!(text(failed).contains("limit"), "{}", text(failed));
+    let limit = if ok[0] { "50" } else { "16" };
+    let verify = bin()
+        .args([
+            "tablebase",
+            "verify",
+            "--no-progress-limit",
+            limit,
+            "--tablebases",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", text(&verify));
 }

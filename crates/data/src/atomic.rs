@@ -153,6 +153,39 @@ pub fn check_regular_file(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Reads the whole regular file at `path`, refusing anything else (a FIFO, a device, a
+/// folder: checked before it is opened, so a reader never blocks on one) and a file of more
+/// than `max_bytes` (checked on the open file and while reading, so a file that grows meanwhile
+/// is refused too).
+pub fn read_bounded(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    check_regular_file(path)?;
+    let file = fs::File::open(path)?;
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than the {max_bytes} bytes such a file may hold"),
+        )
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file ({})", kind_of(&meta)),
+        ));
+    }
+    if meta.len() > max_bytes {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 fn not_regular(path: &Path, meta: &fs::Metadata) -> AtomicWriteError {
     AtomicWriteError::NotARegularFile {
         path: path.to_path_buf(),
@@ -202,6 +235,27 @@ fn sync_dir(_dir: &Path) -> Result<(), AtomicWriteError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounded_reads_refuse_devices_folders_and_oversized_files() {
+        let dir = temp_dir("bounded");
+        let path = dir.join("ten");
+        fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&path, 10).unwrap(), b"0123456789");
+        let e = read_bounded(&path, 9).unwrap_err().to_string();
+        assert!(e.contains("larger than the 9 bytes"), "{e}");
+        let e = read_bounded(&dir, 100).unwrap_err().to_string();
+        assert!(e.contains("not a regular file (directory)"), "{e}");
+        #[cfg(unix)]
+        {
+            // A link to an endless device is refused, not read until memory runs out.
+            let link = dir.join("zero");
+            std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+            let e = read_bounded(&link, 1 << 30).unwrap_err().to_string();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir =

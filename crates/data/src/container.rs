@@ -19,7 +19,6 @@
 //! A payload can itself be split into named sections with [`SectionWriter`] and
 //! [`Sections`], which is how checkpoints and exported models store their parts.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -242,13 +241,29 @@ pub fn read(
     magic: &[u8; 8],
     expected_version: u32,
 ) -> Result<Vec<u8>, ContainerError> {
-    crate::atomic::check_regular_file(path).map_err(|e| ContainerError::io(path, e))?;
-    let mut bytes = fs::read(path).map_err(|e| ContainerError::io(path, e))?;
+    let mut bytes = crate::atomic::read_bounded(path, MAX_FILE_BYTES)
+        .map_err(|e| ContainerError::io(path, e))?;
     decode(path, &bytes, magic, expected_version)?;
     // The payload is everything after the header; reuse the allocation.
     bytes.drain(..HEADER_LEN);
     Ok(bytes)
 }
+
+/// Whether the file at `path` is a regular file that starts with `magic` (a quick look to tell
+/// kinds of files apart; anything unreadable is `false`, and a FIFO or a device is never
+/// opened, so the look cannot block).
+pub fn has_magic(path: &Path, magic: &[u8; 8]) -> bool {
+    let mut found = [0u8; 8];
+    crate::atomic::check_regular_file(path).is_ok()
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut found))
+            .is_ok()
+        && &found == magic
+}
+
+/// Largest container file read: 4 GiB (the largest network's checkpoint, weights and
+/// optimiser state, is under 3 GiB).
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
 
 /// Writes `payload` as a container at `path`, atomically (see [`crate::write_atomic`]):
 /// readers see either the previous file or the complete new one.
@@ -369,6 +384,7 @@ impl<'a> Sections<'a> {
 mod tests {
     use super::*;
     use fanorona_testkit::TempDir;
+    use std::fs;
 
     const MAGIC: [u8; 8] = *b"FNRNTEST";
 

@@ -23,5 +23,7 @@
 mod atomic;
 pub mod container;
 
-pub use atomic::{AtomicWriteError, check_regular_file, write_atomic, write_atomic_with};
+pub use atomic::{
+    AtomicWriteError, check_regular_file, read_bounded, write_atomic, write_atomic_with,
+};
 pub use container::ContainerError;

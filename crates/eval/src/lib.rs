@@ -22,8 +22,10 @@ mod net;
 mod weights;
 
 /// The learned evaluation this program ships (`eval=learned`): the bytes of
-/// `checkpoints/learned.fne`, built in. `None` in a build without one.
-pub const SHIPPED: Option<&[u8]> = None;
+/// `checkpoints/learned.fne` (trained by `configs/eval.toml`, docs/learning.md), built in.
+/// An `Option` so that a build may ship none: every user then falls back to the hand-written
+/// evaluation.
+pub const SHIPPED: Option<&[u8]> = Some(include_bytes!("../../../checkpoints/learned.fne"));
 
 pub use net::{EvalNet, SimdLevel};
 pub use weights::{

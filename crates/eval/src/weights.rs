@@ -315,12 +315,7 @@ impl EvalWeights {
     /// Reads the evaluation in `path`: an evaluation file, or a training checkpoint of an
     /// evaluation run (whose `eval` section is an evaluation file's payload).
     pub fn load_any(path: &Path) -> Result<(EvalWeights, EvalMeta), EvalError> {
-        let mut magic = [0u8; 8];
-        let is_checkpoint = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-            .is_ok()
-            && magic == container::CHECKPOINT_MAGIC;
-        if !is_checkpoint {
+        if !container::has_magic(path, &container::CHECKPOINT_MAGIC) {
             return Self::load(path);
         }
         let payload = container::read(

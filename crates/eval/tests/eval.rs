@@ -202,3 +202,30 @@ fn fuzz_mutated_eval_payloads_with_valid_checksums_never_panic() {
         },
     );
 }
+
+/// The evaluation this program ships (`checkpoints/learned.fne`, built in) loads, and it has
+/// learned what material is worth: stones up is good for the mover, stones down bad, and the
+/// start is near even. (Quiet positions: the search never asks the evaluation about one with a
+/// capture to play.)
+#[test]
+fn the_shipped_evaluation_loads_and_values_material() {
+    let bytes = fanorona_eval::SHIPPED.expect("this build ships checkpoints/learned.fne");
+    let (weights, meta) =
+        EvalWeights::decode_file(std::path::Path::new("learned.fne"), bytes).unwrap();
+    assert!(meta.training_steps > 0 && meta.games > 0, "{meta:?}");
+    let net = EvalNet::new(weights).unwrap();
+    let eval = |fen: &str| net.evaluate(&fen.parse::<Position>().unwrap());
+    let start = net.evaluate(&Position::start());
+    assert!(start.abs() < 150, "the start: {start}");
+    // The middle row empty, then four of Black's stones gone: worth more than a stone to White.
+    let even = eval("BBBBBBBBB/BBBBBBBBB/9/WWWWWWWWW/WWWWWWWWW w 0 1");
+    let up = eval("BBBBBBBBB/BBBBB4/9/WWWWWWWWW/WWWWWWWWW w 0 1");
+    assert!(up > even + 100, "four up: {up}, even: {even}");
+    // Nine stones against one, either side to move.
+    let ahead = eval("9/9/4B4/9/WWWWWWWWW w 0 1");
+    let behind = eval("9/9/4B4/9/WWWWWWWWW b 0 1");
+    assert!(
+        ahead > 300 && behind < -300,
+        "nine against one: {ahead}, {behind}"
+    );
+}

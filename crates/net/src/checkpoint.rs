@@ -110,6 +110,12 @@ fn weights_from_bytes(
     bytes: &[u8],
     device: &Device,
 ) -> Result<FanoronaNet, NetError> {
+    // The shape is checked before anything is built from it: a stored `channels = 0` or
+    // `blocks = 10000000` is a damaged file, not a network to allocate.
+    config.validate_stored().map_err(|e| NetError::Config {
+        path: path.to_path_buf(),
+        detail: format!("network shape: {e}"),
+    })?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
         .map_err(|e| record_error(path, "weights", e))?;
     let model = config
@@ -294,11 +300,7 @@ pub fn weights_fingerprint(path: &Path) -> Result<u64, NetError> {
 }
 
 fn file_is_checkpoint(path: &Path) -> bool {
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok()
-        && magic == CHECKPOINT_MAGIC
+    container::has_magic(path, &CHECKPOINT_MAGIC)
 }
 
 /// Loads a model for play from either kind of file, told apart by its magic: an exported model
@@ -554,6 +556,16 @@ mod tests {
         ));
     }
 
+    /// Writes a model file of `config`, `meta` and `weights` as given, whether they fit or not.
+    fn write_model(path: &Path, config: &NetConfig, meta: &[u8], weights: &[u8]) {
+        let payload = SectionWriter::new()
+            .section("config", &config_json(config))
+            .section("meta", meta)
+            .section("weights", weights)
+            .finish();
+        container::write_atomic(path, &MODEL_MAGIC, MODEL_VERSION, &payload).unwrap();
+    }
+
     /// A model file whose config says one shape and whose weights have another is refused
     /// when it is loaded, naming the weights, not at its first evaluation.
     #[test]
@@ -569,16 +581,40 @@ mod tests {
             ("pooling", small.clone().with_global_pool_every(1)),
         ] {
             let path = dir.join(format!("{name}.fnm"));
-            let payload = SectionWriter::new()
-                .section("config", &config_json(&config))
-                .section("meta", &meta)
-                .section("weights", &weights)
-                .finish();
-            container::write_atomic(&path, &MODEL_MAGIC, MODEL_VERSION, &payload).unwrap();
+            write_model(&path, &config, &meta, &weights);
             match load_exported(&path, Backend::Native) {
                 Err(NetError::Record { what, .. }) => assert_eq!(what, "weights", "{name}"),
                 other => panic!("{name}: expected a weights error, got {other:?}"),
             }
+        }
+    }
+
+    /// A stored shape out of range (a width of 0, ten million blocks) is refused at load with
+    /// the file and the field named, before anything is allocated for it (issue 28 item 8).
+    #[test]
+    fn a_model_with_a_shape_out_of_range_is_refused_by_name() {
+        let dir = TempDir::new("net");
+        let small = NetConfig::new().with_blocks(1).with_channels(8);
+        let model = InferenceModel::random(&small, &Device::flex());
+        let weights = weights_to_bytes(&dir.join("w"), model.model().clone()).unwrap();
+        let meta = encode_meta(&dir.join("m"), &ExportMeta::default()).unwrap();
+        let mut zero_policy = small.clone();
+        zero_policy.policy_channels = 0;
+        let mut zero_value = small.clone();
+        zero_value.value_channels = 0;
+        for (field, config) in [
+            ("channels", small.clone().with_channels(0)),
+            ("blocks", small.clone().with_blocks(10_000_000)),
+            ("policy_channels", zero_policy),
+            ("value_channels", zero_value),
+        ] {
+            let path = dir.join(format!("{field}.fnm"));
+            write_model(&path, &config, &meta, &weights);
+            let e = load_exported(&path, Backend::Native).err().unwrap();
+            assert!(matches!(e, NetError::Config { .. }), "{field}: {e:?}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("`{field}`")), "{text}");
+            assert!(text.contains(&format!("{field}.fnm")), "{text}");
         }
     }
 

@@ -121,16 +121,30 @@ impl NetConfig {
         self
     }
 
-    /// Checks every field's range.
+    /// Checks every field's range (the input planes: the encoding's 16).
     pub fn validate(&self) -> Result<(), NetConfigError> {
+        self.validate_with_planes(
+            crate::encoding::INPUT_PLANES,
+            crate::encoding::INPUT_PLANES,
+            "16 (the encoding's planes)",
+        )
+    }
+
+    /// Checks every field's range before a stored network is built: the same bounds, but
+    /// input planes from 1 to 64 (networks of tests and experiments take fewer than the
+    /// encoding's; whether one fits a player is checked where it plays).
+    pub fn validate_stored(&self) -> Result<(), NetConfigError> {
+        self.validate_with_planes(1, 64, "1 to 64")
+    }
+
+    fn validate_with_planes(
+        &self,
+        low: usize,
+        high: usize,
+        planes: &'static str,
+    ) -> Result<(), NetConfigError> {
         let checks: [(&'static str, usize, usize, usize, &'static str); 7] = [
-            (
-                "input_planes",
-                self.input_planes,
-                crate::encoding::INPUT_PLANES,
-                crate::encoding::INPUT_PLANES,
-                "16 (the encoding's planes)",
-            ),
+            ("input_planes", self.input_planes, low, high, planes),
             ("blocks", self.blocks, 1, 40, "1 to 40"),
             ("channels", self.channels, 4, 512, "4 to 512"),
             ("policy_channels", self.policy_channels, 1, 256, "1 to 256"),

@@ -94,11 +94,17 @@ fn alphabeta_eval(c: &mut Criterion) {
         }
         Evaluation::Learned(Arc::new(EvalNet::new(w).expect("valid weights")))
     };
-    let evals = [
+    let mut evals = vec![
         ("handwritten", Evaluation::Handwritten),
         ("learned64x16", learned(64, 16)),
         ("learned128x32", learned(128, 32)),
     ];
+    if let Some(bytes) = fanorona_eval::SHIPPED {
+        let (weights, _) = EvalWeights::decode_file(std::path::Path::new("learned.fne"), bytes)
+            .expect("the shipped evaluation decodes");
+        let net = EvalNet::new(weights).expect("the shipped evaluation is valid");
+        evals.push(("shipped", Evaluation::Learned(Arc::new(net))));
+    }
     for (name, game) in positions() {
         let depth = 5;
         for (eval_name, eval) in &evals {

@@ -550,6 +550,63 @@ async fn analysis_slot(app: &AppState) -> Result<tokio::sync::OwnedSemaphorePerm
 }
 
 /// Runs on the blocking pool: the best turn with its score, then the best replies after it.
+/// Most forced turns in a row that [`think_scored`] looks past.
+const MAX_FORCED_TURNS: u32 = 8;
+
+/// The engine's choice in `game`, scored even when the turn is forced: a player plays a
+/// position's only legal turn without searching, so the position after it (and after the
+/// next ones while they are forced too, up to [`MAX_FORCED_TURNS`]) is searched and its score
+/// given from this position's mover's side.
+fn think_scored(
+    app: &AppState,
+    game: &fanorona_engine::Game,
+    level: Level,
+    deadline: Instant,
+    stop: &Stop,
+) -> Result<fanorona_players::Choice, fanorona_session::levels::ChooseError> {
+    let mut choice = app.chooser.think(game, level, deadline, stop)?;
+    let mut next = game.clone();
+    let mut forced = 0;
+    let mut sign_flips = 0;
+    let mut last = choice.clone();
+    while last.info.score.is_none()
+        && forced < MAX_FORCED_TURNS
+        && next.position().legal_turns().len() == 1
+        && next.play_turn(&last.turn).is_ok()
+        && next.outcome().is_none()
+    {
+        forced += 1;
+        sign_flips += 1;
+        last = app.chooser.think(&next, level, deadline, stop)?;
+    }
+    if choice.info.score.is_none() {
+        choice.info.score = last
+            .info
+            .score
+            .map(|score| (0..sign_flips).fold(score, |s, _| other_side(s)));
+    }
+    Ok(choice)
+}
+
+/// `score` of a position seen from the side that moved into it, one turn earlier.
+fn other_side(score: fanorona_players::Score) -> fanorona_players::Score {
+    use fanorona_players::Score;
+    match score {
+        Score::Centistones(c) => Score::Centistones(-c),
+        Score::WinIn(n) => Score::LossIn(n + 1),
+        Score::LossIn(n) => Score::WinIn(n + 1),
+        Score::Value(v) => Score::Value(-v),
+        Score::Tablebase(p) => Score::Tablebase(fanorona_tablebase::Probe {
+            wdl: p.wdl.flip(),
+            dtz: if p.wdl == fanorona_tablebase::Wdl::Draw {
+                0
+            } else {
+                p.dtz + 1
+            },
+        }),
+    }
+}
+
 fn analyse(record: &GameSession, app: &AppState, stop: &Stop) -> Result<AnalysisView, ApiError> {
     let started = Instant::now();
     let budget = ANALYSIS_TIME.min(app.config.max_think);
@@ -566,10 +623,8 @@ fn analyse(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Analysis
             break;
         }
         let share = if i == 0 { budget * 2 / 3 } else { budget / 6 };
-        let choice = app
-            .chooser
-            .think(&game, Level::Hard, Instant::now() + share, stop)
-            .map_err(|e| {
+        let choice =
+            think_scored(app, &game, Level::Hard, Instant::now() + share, stop).map_err(|e| {
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     format!("the engine could not analyse the position: {e}"),
@@ -640,9 +695,7 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
             complete = false;
             (None, None)
         } else {
-            let choice = app
-                .chooser
-                .think(&game, Level::Easy, Instant::now() + REVIEW_STEP, stop)
+            let choice = think_scored(app, &game, Level::Easy, Instant::now() + REVIEW_STEP, stop)
                 .map_err(|e| {
                     ApiError::new(
                         StatusCode::INTERNAL_SERVER_ERROR,

@@ -1272,9 +1272,11 @@
   });
 
   let levels = [];
+  let engineName = '';
   function describeLevel() {
     const l = levels.find((x) => x.name === app.level);
-    $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.` : '';
+    const who = engineName ? ` Engine: ${engineName}.` : '';
+    $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.${who}` : '';
   }
 
   // The address carries the whole game (colour, level, start position, turns), so a reload
@@ -1300,6 +1302,7 @@
     try {
       const info = await fetch('/api/info').then((r) => r.json());
       levels = info.levels || [];
+      engineName = info.engine || '';
       const select = $('level');
       select.textContent = '';
       for (const l of levels) {

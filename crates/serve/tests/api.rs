@@ -669,3 +669,20 @@ async fn analyses_never_take_the_slots_moves_need() {
     let (status, _) = error("/api/analysis", json!({"turns": ["a1a9"]})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// A position with one legal turn is judged by the position after it: the analysis and the
+/// review give it a score, never "no evaluation" (issue 28 item 14).
+#[tokio::test]
+async fn a_forced_turn_is_judged_by_the_position_after_it() {
+    // Black's lone stone on a1 can only step to b1, against eleven White stones.
+    let fen = "WWWWW4/WWWW5/9/WW7/B8 b 0 1";
+    let s = state(json!({ "start": fen })).await;
+    assert_eq!(s.legal_turns.len(), 1, "{:?}", s.legal_turns);
+    let a = analysis_of(app(), json!({ "start": fen })).await;
+    assert!(a.score.is_some(), "{a:?}");
+    assert!(a.bar > 0.5, "White is far ahead: {a:?}");
+    assert!(!a.summary.contains("no evaluation"), "{a:?}");
+    let r: ReviewView = ok(app(), "/api/review", json!({ "start": fen })).await;
+    assert!(r.complete, "{r:?}");
+    assert!(r.bars[0].is_some_and(|b| b > 0.5), "{r:?}");
+}

@@ -128,8 +128,34 @@ pub fn build_dir(
         path: dir.to_path_buf(),
         error,
     })?;
+    // One builder at a time per folder: a second waits for the first, then loads what it
+    // wrote (or refuses it, when it was built under another no-progress limit).
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|error| TableError::Dir {
+            path: lock_path.clone(),
+            error,
+        })?;
+    match lock.lock() {
+        Ok(()) => {}
+        // A file system without locks: build unlocked, as before.
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+        Err(error) => {
+            return Err(TableError::Dir {
+                path: lock_path,
+                error,
+            });
+        }
+    }
     build(Some(dir), max_stones, limit, threads, progress)
 }
+
+/// The file a builder of a tables folder holds locked while it builds.
+pub const LOCK_FILE: &str = "build.lock";
 
 fn build(
     dir: Option<&Path>,

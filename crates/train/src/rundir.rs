@@ -90,8 +90,8 @@ pub struct RunDir {
 struct Remote {
     run: Arc<StoreRun>,
     cache: Cache,
-    /// Set when the trainer's lease was lost: nothing more may be written.
-    lease_lost: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// The trainer's lease: once it no longer holds, nothing more may be written.
+    lease: Option<Arc<crate::store::LeaseState>>,
 }
 
 impl Remote {
@@ -99,12 +99,12 @@ impl Remote {
     fn new(
         run: Arc<StoreRun>,
         work: &Path,
-        lease_lost: Option<Arc<std::sync::atomic::AtomicBool>>,
+        lease: Option<Arc<crate::store::LeaseState>>,
     ) -> Remote {
         Remote {
             cache: Cache::new(work.join("cache"), crate::store::default_cache_bytes()),
             run,
-            lease_lost,
+            lease,
         }
     }
 
@@ -325,10 +325,10 @@ impl RunDir {
         config: &TrainConfig,
         lock: &RunLock,
     ) -> Result<(RunDir, TrainConfig, bool), RunDirError> {
-        let lease_lost = lock.lease.as_ref().map(Lease::lost_flag);
+        let lease = lock.lease.as_ref().map(Lease::state);
         let dir = RunDir {
             root: work.to_path_buf(),
-            remote: Some(Remote::new(Arc::clone(&run), work, lease_lost)),
+            remote: Some(Remote::new(Arc::clone(&run), work, lease)),
         };
         if let Some((bytes, _)) = run.get("config.toml")? {
             dir.create_layout()?;
@@ -518,12 +518,13 @@ impl RunDir {
         let lost = self
             .remote
             .as_ref()
-            .and_then(|r| r.lease_lost.as_ref())
-            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
+            .and_then(|r| r.lease.as_ref())
+            .is_some_and(|lease| !lease.holds());
         if lost {
             return Err(RunDirError::Other(format!(
-                "{}: this trainer's lease ({}) expired and was taken by another trainer; \
-                 stopping without writing (the other trainer owns the run now)",
+                "{}: lease lost: this trainer's lease ({}) expired before it was renewed (the \
+                 process stood still, or the store was out of reach) or another trainer took \
+                 it; stopping without writing",
                 self.location(),
                 Lease::OBJECT
             )));
@@ -761,6 +762,9 @@ impl RunDir {
             crate::replay::write_shard(&self.shard_path(generation, worker, seq, games), shard)?;
             return Ok(seq);
         };
+        // A trainer that lost its lease writes no more games into the run (a worker holds none).
+        self.check_lease()
+            .map_err(|e| ReplayError::Store(e.to_string()))?;
         let bytes = crate::replay::encode_shard(shard)?;
         let mut seq = seq;
         let mut failures = 0u32;

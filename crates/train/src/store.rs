@@ -26,7 +26,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use object_store::path::Path as ObjectPath;
@@ -223,7 +223,14 @@ impl StoreRun {
                     .map_err(|e| bad(e.to_string()))?;
                 return Self::with_store(url, Arc::new(local), ObjectPath::default());
             }
-            S::Memory => Arc::new(object_store::memory::InMemory::new()),
+            // A run must outlive the process that writes it.
+            S::Memory => {
+                return Err(bad(
+                    "a memory:// store vanishes when this process exits: give a store that \
+                     lasts (s3://, gs://, az:// or file://)"
+                        .into(),
+                ));
+            }
             other => return Err(bad(format!("{other:?} stores are not supported"))),
         };
         Self::with_store(url, store, prefix)
@@ -337,7 +344,8 @@ impl StoreRun {
     }
 
     /// Replaces object `name` if it is still at `version`: `Ok(None)` when another writer
-    /// changed it first. Stores without conditional updates get a plain put.
+    /// changed it first (or removed it). Stores without conditional updates compare the
+    /// version first, then put.
     pub fn update(
         &self,
         name: &str,
@@ -347,13 +355,23 @@ impl StoreRun {
         match self.put_mode(name, bytes.clone(), PutMode::Update(version.0.clone())) {
             Ok(v) => Ok(Some(v)),
             Err(object_store::Error::Precondition { .. }) => Ok(None),
+            // No conditional update here (a `file://` store): compare, then put. The window
+            // between the two is milliseconds, and the lease (the one user) also refuses to
+            // renew or write once its own time is up, so a stalled trainer cannot come back.
             Err(
                 object_store::Error::NotImplemented { .. }
                 | object_store::Error::NotSupported { .. },
-            ) => self
-                .put_mode(name, bytes, PutMode::Overwrite)
-                .map(Some)
-                .map_err(|e| self.error(name, e)),
+            ) => match self.get(name)? {
+                Some((_, current))
+                    if current.0.e_tag == version.0.e_tag
+                        && current.0.version == version.0.version =>
+                {
+                    self.put_mode(name, bytes, PutMode::Overwrite)
+                        .map(Some)
+                        .map_err(|e| self.error(name, e))
+                }
+                _ => Ok(None),
+            },
             Err(e) => Err(self.error(name, e)),
         }
     }
@@ -538,6 +556,41 @@ fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// Whether a trainer still holds its lease: not lost to another trainer, and renewed recently
+/// enough that it cannot have expired (checked against the clock by every writer, so that a
+/// trainer stalled past its lease, stopped or swapped out, writes nothing when it wakes).
+#[derive(Debug)]
+pub struct LeaseState {
+    lost: AtomicBool,
+    /// Unix seconds until which the lease is surely ours: the last renewal's expiry less a
+    /// margin for clocks and the store's latency.
+    valid_until: AtomicU64,
+}
+
+/// Seconds before its recorded expiry at which a trainer stops trusting its lease.
+const LEASE_MARGIN: u64 = 10;
+
+impl LeaseState {
+    fn new() -> LeaseState {
+        let state = LeaseState {
+            lost: AtomicBool::new(false),
+            valid_until: AtomicU64::new(0),
+        };
+        state.renewed(now_unix());
+        state
+    }
+
+    fn renewed(&self, at_unix: u64) {
+        self.valid_until
+            .store(at_unix + LEASE_SECONDS - LEASE_MARGIN, Ordering::SeqCst);
+    }
+
+    /// Whether the lease is still this trainer's: it may write.
+    pub fn holds(&self) -> bool {
+        !self.lost.load(Ordering::SeqCst) && now_unix() < self.valid_until.load(Ordering::SeqCst)
+    }
+}
+
 /// The trainer's lease on a run on a store: `train.lease`, renewed every 15 seconds by a
 /// background thread and valid for [`LEASE_SECONDS`]. Another trainer may take it only once it
 /// has expired (a trainer that died leaves it to expire). Dropping the lease deletes it.
@@ -545,7 +598,7 @@ fn now_unix() -> u64 {
 pub struct Lease {
     run: Arc<StoreRun>,
     holder: String,
-    lost: Arc<AtomicBool>,
+    state: Arc<LeaseState>,
     stop: Arc<AtomicBool>,
     renewer: Option<std::thread::JoinHandle<()>>,
 }
@@ -614,38 +667,38 @@ impl Lease {
                 run.url()
             )));
         }
-        let lost = Arc::new(AtomicBool::new(false));
+        let state = Arc::new(LeaseState::new());
         let stop = Arc::new(AtomicBool::new(false));
         let renewer = {
-            let (run, holder, lost, stop) = (
+            let (run, holder, state, stop) = (
                 Arc::clone(&run),
                 holder.clone(),
-                Arc::clone(&lost),
+                Arc::clone(&state),
                 Arc::clone(&stop),
             );
             std::thread::Builder::new()
                 .name("lease".into())
-                .spawn(move || renew_loop(&run, &holder, &lost, &stop, version))
+                .spawn(move || renew_loop(&run, &holder, &state, &stop, version))
                 .map_err(|e| StoreError::Other(format!("cannot start the lease thread: {e}")))?
         };
         Ok(Lease {
             run,
             holder,
-            lost,
+            state,
             stop,
             renewer: Some(renewer),
         })
     }
 
-    /// Whether the lease was lost (another trainer took it after it expired): the trainer
-    /// must write nothing more.
+    /// Whether the lease was lost (another trainer took it, or it expired before it could
+    /// be renewed): the trainer must write nothing more.
     pub fn lost(&self) -> bool {
-        self.lost.load(Ordering::SeqCst)
+        !self.state.holds()
     }
 
-    /// The flag behind [`Lease::lost`], for writers that outlive a borrow of the lease.
-    pub fn lost_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.lost)
+    /// The state behind [`Lease::lost`], for writers that outlive a borrow of the lease.
+    pub fn state(&self) -> Arc<LeaseState> {
+        Arc::clone(&self.state)
     }
 }
 
@@ -662,11 +715,12 @@ fn dead_here(record: &LeaseRecord) -> bool {
 fn renew_loop(
     run: &StoreRun,
     holder: &str,
-    lost: &AtomicBool,
+    state: &LeaseState,
     stop: &AtomicBool,
     mut version: Version,
 ) {
     let mut last_renewed = now_unix();
+    let lose = || state.lost.store(true, Ordering::SeqCst);
     loop {
         for _ in 0..150 {
             if stop.load(Ordering::SeqCst) {
@@ -674,22 +728,25 @@ fn renew_loop(
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        // A lease that ran out while this process stood still (stopped, swapped out, its
+        // store unreachable) is not renewed: another trainer may have taken the run.
+        if now_unix() + LEASE_MARGIN >= last_renewed + LEASE_SECONDS {
+            lose();
+            return;
+        }
+        let attempt = now_unix();
         match run.update(Lease::OBJECT, Lease::record(holder), &version) {
             Ok(Some(v)) => {
                 version = v;
-                last_renewed = now_unix();
+                last_renewed = attempt;
+                state.renewed(attempt);
             }
             Ok(None) => {
-                lost.store(true, Ordering::SeqCst);
+                lose();
                 return;
             }
             // The store is unreachable: keep trying until the lease would have expired.
-            Err(_) => {
-                if now_unix() >= last_renewed + LEASE_SECONDS {
-                    lost.store(true, Ordering::SeqCst);
-                    return;
-                }
-            }
+            Err(_) => {}
         }
     }
 }
@@ -700,7 +757,7 @@ impl Drop for Lease {
         if let Some(handle) = self.renewer.take() {
             let _ = handle.join();
         }
-        if self.lost() {
+        if self.state.lost.load(Ordering::SeqCst) {
             return;
         }
         let ours = self
@@ -719,6 +776,57 @@ impl Drop for Lease {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl StoreRun {
+        fn in_memory() -> StoreRun {
+            let store = Arc::new(object_store::memory::InMemory::new());
+            StoreRun::with_store("memory:///", store, ObjectPath::default()).unwrap()
+        }
+    }
+
+    /// A `file://` store has no conditional update: an update from a version that another
+    /// writer has replaced meanwhile must not overwrite it (issue 28 item 1).
+    #[test]
+    fn a_stale_update_never_overwrites_on_a_store_without_conditional_updates() {
+        let dir = fanorona_testkit::TempDir::new("store-update");
+        let url = format!("file://{}", dir.path().join("run").display());
+        let run = StoreRun::open(&url).unwrap();
+        assert!(run.create("train.lease", b"first".to_vec()).unwrap());
+        let (_, first) = run.get("train.lease").unwrap().unwrap();
+        // Another trainer renews (or takes) it...
+        std::thread::sleep(Duration::from_millis(20));
+        let second = run.update("train.lease", b"second, longer".to_vec(), &first);
+        assert!(second.unwrap().is_some());
+        // ...and the stalled one, waking with the old version, is told so.
+        let stale = run
+            .update("train.lease", b"stale".to_vec(), &first)
+            .unwrap();
+        assert!(stale.is_none());
+        assert_eq!(
+            run.get("train.lease").unwrap().unwrap().0,
+            b"second, longer"
+        );
+    }
+
+    /// A lease is trusted only while its time lasts by the clock, whatever the renewing
+    /// thread has managed to do: a trainer that stood still past it writes nothing.
+    #[test]
+    fn a_lease_past_its_time_holds_no_more() {
+        let state = LeaseState::new();
+        assert!(state.holds());
+        state.renewed(now_unix() - LEASE_SECONDS);
+        assert!(!state.holds());
+        state.renewed(now_unix());
+        assert!(state.holds());
+        state.lost.store(true, Ordering::SeqCst);
+        assert!(!state.holds());
+    }
+
+    #[test]
+    fn a_memory_store_is_refused_for_a_run() {
+        let e = StoreRun::open("memory:///x").err().unwrap().to_string();
+        assert!(e.contains("memory:///x") && e.contains("vanishes"), "{e}");
+    }
 
     #[test]
     fn run_dir_arguments_are_urls_only_with_a_scheme() {
@@ -742,7 +850,7 @@ mod tests {
 
     #[test]
     fn a_memory_store_creates_once_and_updates_only_the_version_it_read() {
-        let run = StoreRun::open("memory:///").unwrap();
+        let run = StoreRun::in_memory();
         assert!(run.create("selfplay/a.shard", vec![1]).unwrap());
         assert!(!run.create("selfplay/a.shard", vec![2]).unwrap());
         let (bytes, version) = run.get("selfplay/a.shard").unwrap().unwrap();
@@ -766,7 +874,7 @@ mod tests {
 
     #[test]
     fn a_second_lease_is_refused_while_the_first_lives_and_granted_after() {
-        let run = Arc::new(StoreRun::open("memory:///").unwrap());
+        let run = Arc::new(StoreRun::in_memory());
         let first = Lease::acquire(Arc::clone(&run)).unwrap();
         let refused = Lease::acquire(Arc::clone(&run)).unwrap_err().to_string();
         assert!(refused.contains("in use by another trainer"), "{refused}");
@@ -800,7 +908,7 @@ mod tests {
                 .as_ref(),
         )
         .unwrap();
-        let run = Arc::new(StoreRun::open("memory:///").unwrap());
+        let run = Arc::new(StoreRun::in_memory());
         let lock = crate::RunLock::acquire_lease(Arc::clone(&run)).unwrap();
         let (_, _, resumed) =
             crate::RunDir::open_store(Arc::clone(&run), &work, &config, &lock).unwrap();

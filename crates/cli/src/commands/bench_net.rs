@@ -23,8 +23,9 @@ pub struct BenchNetArgs {
     /// Seconds per measurement.
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
-    /// Training batch size.
-    #[arg(long, default_value_t = 256)]
+    /// Training batch size, 1 to 65,536.
+    #[arg(long, default_value_t = 256,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
     pub train_batch: usize,
 }
 

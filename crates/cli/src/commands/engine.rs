@@ -100,6 +100,17 @@ pub struct EngineArgs {
 /// Longest command line read, in bytes; a longer one is answered with an error and skipped.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// Most bytes of commands held while a search runs (each line is at most
+/// [`MAX_LINE_BYTES`]); later ones are dropped, and one `error` line says how many.
+pub const MAX_WAITING_BYTES: usize = 16 << 20;
+
+/// Most commands held while a search runs.
+pub const MAX_WAITING_LINES: usize = 10_000;
+
+/// How often, once the input has ended during a search, the engine looks whether anyone still
+/// reads its answers.
+const READER_CHECK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Longest `error` line written, in characters: what a bad command echoes is cut there.
 const MAX_ERROR_CHARS: usize = 240;
 
@@ -113,7 +124,27 @@ pub fn run(args: &EngineArgs, backend: Backend) -> Result<()> {
         .build(&settings, 0)?;
     let stdin = std::io::BufReader::new(std::io::stdin());
     let stdout = std::io::stdout();
-    serve(stdin, stdout.lock(), player)
+    serve_until(stdin, stdout.lock(), player, &stdout_closed)
+}
+
+/// Whether the reader of standard output has gone (a closed pipe): then nobody will read an
+/// answer, and a search still running is stopped.
+#[cfg(unix)]
+#[allow(unsafe_code)] // one libc call: std has no way to ask whether a pipe's reader is gone
+fn stdout_closed() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, a zero timeout.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+#[cfg(not(unix))]
+fn stdout_closed() -> bool {
+    false
 }
 
 /// The player when none is given: alpha-beta, with the shipped learned evaluation if any.
@@ -158,10 +189,14 @@ struct Session {
 /// `quit` act during a search and `isready` is answered at once; other commands sent meanwhile
 /// are answered, in order, once it ends (and a `quit` sent after them waits its turn). At the
 /// end of the input a running search is finished and answered first.
-pub fn serve(
+///
+/// `output_gone` says that nobody reads the output any more: once the input has ended, a
+/// running search is then stopped and the engine exits without answering.
+pub fn serve_until(
     input: impl BufRead + Send + 'static,
     mut output: impl Write,
     mut player: Box<dyn Player>,
+    output_gone: &dyn Fn() -> bool,
 ) -> Result<()> {
     let stop = Stop::new();
     player.set_stop(stop.clone());
@@ -176,12 +211,14 @@ pub fn serve(
     // While a search runs, the game it left behind (the player is with the search).
     let mut searching: Option<GameSession> = None;
     let mut waiting: VecDeque<Result<String, String>> = VecDeque::new();
+    let (mut waiting_bytes, mut dropped) = (0usize, 0usize);
     let (mut quitting, mut ended) = (false, false);
     loop {
         while let Some(session) = idle.as_mut() {
             let Some(line) = waiting.pop_front() else {
                 break;
             };
+            waiting_bytes -= line_bytes(&line);
             let mut answer = Vec::new();
             let flow = match line {
                 Ok(line) => session.command(&line, &mut answer),
@@ -215,7 +252,20 @@ pub fn serve(
         if idle.is_some() && ended {
             return Ok(());
         }
-        match inbox.recv().context("the engine's threads stopped")? {
+        let event = if ended && searching.is_some() {
+            match inbox.recv_timeout(READER_CHECK) {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) if output_gone() => {
+                    stop.raise();
+                    return Ok(());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(e) => return Err(e).context("the engine's threads stopped"),
+            }
+        } else {
+            inbox.recv().context("the engine's threads stopped")?
+        };
+        match event {
             Event::Line(line) if searching.is_some() => {
                 // `stop` is for the running search. `quit` is too, unless commands sent
                 // before it are still waiting: then its turn comes after theirs.
@@ -226,10 +276,21 @@ pub fn serve(
                         stop.raise();
                         quitting = true;
                     }
-                    _ => waiting.push_back(line),
+                    _ if waiting.len() >= MAX_WAITING_LINES
+                        || waiting_bytes + line_bytes(&line) > MAX_WAITING_BYTES =>
+                    {
+                        dropped += 1;
+                    }
+                    _ => {
+                        waiting_bytes += line_bytes(&line);
+                        waiting.push_back(line);
+                    }
                 }
             }
-            Event::Line(line) => waiting.push_back(line),
+            Event::Line(line) => {
+                waiting_bytes += line_bytes(&line);
+                waiting.push_back(line);
+            }
             Event::End => ended = true,
             Event::Crashed => {
                 anyhow::bail!("the player failed during a search (a bug; please report it)")
@@ -239,11 +300,24 @@ pub fn serve(
                     return Ok(());
                 }
                 write_lines(&mut output, &search_answer(choice))?;
+                if dropped > 0 {
+                    let note = format!(
+                        "{dropped} commands sent during the search were ignored (at most \
+                         {MAX_WAITING_LINES} commands or {MAX_WAITING_BYTES} bytes wait for one)"
+                    );
+                    write_lines(&mut output, &[error_line(&note)])?;
+                    dropped = 0;
+                }
                 let game = searching.take().expect("a search was running");
                 idle = Some(Session { game, player });
             }
         }
     }
+}
+
+/// The bytes a waiting line holds.
+fn line_bytes(line: &Result<String, String>) -> usize {
+    line.as_ref().map_or_else(String::len, String::len)
 }
 
 /// Reads `input` line by line onto `events` (see [`read_line`]) until its end or an error.
@@ -508,6 +582,14 @@ fn info_line(info: &ChoiceInfo) -> String {
 mod tests {
     use super::*;
 
+    fn serve(
+        input: impl BufRead + Send + 'static,
+        output: impl Write,
+        player: Box<dyn Player>,
+    ) -> Result<()> {
+        serve_until(input, output, player, &|| false)
+    }
+
     fn make_player(text: &str) -> Box<dyn Player> {
         let registry = fanorona_specs::Registry::classical();
         registry.build(&registry.parse(text).unwrap(), 0).unwrap()
@@ -527,6 +609,54 @@ mod tests {
             .lines()
             .map(str::to_string)
             .collect()
+    }
+
+    /// Commands sent during a search wait in a bounded queue: past it they are dropped and
+    /// one error says how many (issue 28 item 11).
+    #[test]
+    fn commands_sent_during_a_search_wait_in_a_bounded_queue() {
+        let mut script = String::from("go ms 300\n");
+        for _ in 0..MAX_WAITING_LINES + 7 {
+            script.push_str("fen\n");
+        }
+        let mut output = Vec::new();
+        serve(
+            std::io::Cursor::new(script.into_bytes()),
+            &mut output,
+            make_player("alphabeta"),
+        )
+        .unwrap();
+        let out: Vec<&str> = std::str::from_utf8(&output).unwrap().lines().collect();
+        assert!(out[1].starts_with("bestturn "), "{:?}", &out[..3]);
+        assert!(
+            out[2].starts_with("error 7 commands sent during the search were ignored"),
+            "{}",
+            out[2]
+        );
+        assert_eq!(
+            out.len(),
+            3 + MAX_WAITING_LINES,
+            "{:?}",
+            &out[out.len() - 2..]
+        );
+        assert!(out[3..].iter().all(|l| l.starts_with("fen ")));
+    }
+
+    /// At the end of the input a search is answered, unless nobody reads the answers any more:
+    /// then it is stopped and the engine exits at once.
+    #[test]
+    fn a_search_nobody_will_read_is_stopped_at_the_end_of_the_input() {
+        let started = std::time::Instant::now();
+        let mut output = Vec::new();
+        serve_until(
+            std::io::Cursor::new(b"go ms 3600000\n".to_vec()),
+            &mut output,
+            make_player("alphabeta"),
+            &|| true,
+        )
+        .unwrap();
+        assert!(output.is_empty(), "{}", String::from_utf8_lossy(&output));
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
     }
 
     #[test]

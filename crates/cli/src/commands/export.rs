@@ -96,11 +96,8 @@ fn check_out(out: &std::path::Path, checkpoint: &std::path::Path) -> Result<()> 
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    let mut magic = [0u8; 8];
-    let is_checkpoint = std::fs::File::open(out)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok()
-        && magic == fanorona_data::container::CHECKPOINT_MAGIC;
+    let is_checkpoint =
+        fanorona_data::container::has_magic(out, &fanorona_data::container::CHECKPOINT_MAGIC);
     anyhow::ensure!(
         !same && !is_checkpoint,
         "--out {}: that is a training checkpoint; export writes a new file next to it (e.g. {})",

@@ -33,6 +33,47 @@ pub fn progress_bar(len: Option<u64>, template: &str) -> ProgressBar {
     bar
 }
 
+/// The transposition tables a player of `settings` allocates, in MiB (alpha-beta's `tt`; the
+/// other kinds keep none).
+pub fn table_mebibytes(settings: &fanorona_specs::Settings) -> u64 {
+    match settings.player() {
+        fanorona_specs::PlayerSettings::AlphaBeta(a) => a.search.tt_mebibytes as u64,
+        _ => 0,
+    }
+}
+
+/// Refuses a match whose players' transposition tables, one pair per game played at once,
+/// would not fit in this machine's available memory (three quarters of it; 16 GiB where the
+/// system does not say), with the arithmetic in the message.
+pub fn check_table_memory(
+    a: &fanorona_specs::Settings,
+    b: &fanorona_specs::Settings,
+    threads: usize,
+) -> anyhow::Result<()> {
+    let (ta, tb) = (table_mebibytes(a), table_mebibytes(b));
+    let need = (ta + tb).saturating_mul(threads as u64);
+    let available = available_mebibytes();
+    let limit = available.map_or(16 * 1024, |m| m / 4 * 3);
+    if need > limit {
+        anyhow::bail!(
+            "the transposition tables need {ta} + {tb} MiB a game x {threads} games at once =              {need} MiB, more than the {limit} MiB this machine can give ({}): lower `tt=` or              --threads",
+            match available {
+                Some(m) => format!("three quarters of the {m} MiB available"),
+                None => "the limit where the system does not say".into(),
+            }
+        );
+    }
+    Ok(())
+}
+
+/// The memory available to new allocations, in MiB, where the system says (Linux).
+fn available_mebibytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
 /// A match's settings from the command line's `--games`, `--threads`, `--seed` and
 /// `--opening-plies`, each checked against its bound ([`MatchConfig`]'s constants) with a
 /// message naming the option. Without `--threads`, every CPU.

@@ -94,6 +94,7 @@ pub fn run(args: &PitArgs, backend: Backend) -> Result<()> {
     let spec_a = parse_player(&args.a, &registry)?;
     let spec_b = parse_player(&args.b, &registry)?;
     let config = super::match_settings(args.games, args.threads, args.seed, args.opening_plies)?;
+    super::check_table_memory(&spec_a, &spec_b, config.threads.min(config.games as usize))?;
     if let Some(path) = &args.out {
         check_output(path)?;
     }

@@ -20,8 +20,10 @@ pub struct ServeArgs {
     /// Engine searches that may run at once; more requests wait (default: CPU cores).
     #[arg(long, value_name = "N")]
     pub max_searches: Option<usize>,
-    /// Longest the engine thinks for one turn, in milliseconds, whatever the level.
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    /// Longest the engine thinks for one turn, in milliseconds, whatever the level (1 to
+    /// 600,000).
+    #[arg(long, value_name = "MS", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub max_think_ms: u64,
     #[command(flatten)]
     pub tables: super::tables::TablesArgs,

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use fanorona_engine::{Bitboard, ByColor, Color, Game, Point, Position, Rules, Setup};
 use fanorona_net::encoding::{self, INPUT_LEN};
@@ -26,13 +26,21 @@ use super::tables::TableDir;
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// The exported model (`fanorona export`).
+    #[arg(long, value_name = "FILE", required_unless_present = "eval")]
+    pub model: Option<PathBuf>,
+    /// A learned evaluation (`.fne`, a checkpoint of an evaluation run, or `learned`): how
+    /// often the sign of its score agrees with the exact result, beside the hand-written
+    /// evaluation's.
     #[arg(long, value_name = "FILE")]
-    pub model: PathBuf,
-    /// Positions to sample (uniformly over the covered material, then over placements).
-    #[arg(long, default_value_t = 1000)]
+    pub eval: Option<String>,
+    /// Positions to sample (uniformly over the covered material, then over placements), 1 to
+    /// 1,000,000.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub positions: usize,
-    /// Simulations per step of the search whose turns are checked.
-    #[arg(long, default_value_t = 200)]
+    /// Simulations per step of the search whose turns are checked, 1 to 100,000.
+    #[arg(long, default_value_t = 200,
+          value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=100_000))]
     pub sims: u32,
     /// Seed of the sample.
     #[arg(long, default_value_t = 1)]
@@ -61,39 +69,29 @@ impl Tally {
 
 /// Run `fanorona tablebase check`.
 pub fn run(args: &CheckArgs, backend: Backend) -> Result<()> {
-    if args.positions == 0 || args.sims == 0 {
-        bail!("--positions and --sims must be at least 1");
-    }
     let tb = args.tables.open()?;
     let rules = args.tables.rules();
-    let (model, _) = load_exported(&args.model, backend)
-        .with_context(|| format!("--model {}", args.model.display()))?;
+    if let Some(eval) = &args.eval {
+        evaluation_signs(&tb, eval, args)?;
+    }
+    let Some(model_path) = &args.model else {
+        return Ok(());
+    };
+    let (model, _) = load_exported(model_path, backend)
+        .with_context(|| format!("--model {}", model_path.display()))?;
     let max = tb.max_stones();
     let positions = sample(&tb, max, args.positions, args.seed);
     let value = value_head(&model, &tb, &positions, rules)?;
     let policy = turns_kept(&model, &tb, &positions, rules, 1, args.seed)?;
     let search = turns_kept(&model, &tb, &positions, rules, args.sims, args.seed)?;
 
-    let all = Tally {
-        right: value.iter().map(|t| t.right).sum(),
-        total: value.iter().map(|t| t.total).sum(),
-    };
     println!(
         "positions {} (2 to {max} stones, counter 0, seed {}), model {}",
         positions.len(),
         args.seed,
-        args.model.display()
+        model_path.display()
     );
-    println!(
-        "value head right {:.1}% (wins {:.1}% of {}, draws {:.1}% of {}, losses {:.1}% of {})",
-        all.percent(),
-        value[0].percent(),
-        value[0].total,
-        value[1].percent(),
-        value[1].total,
-        value[2].percent(),
-        value[2].total
-    );
+    println!("value head right {}", per_result(&value));
     println!("policy top turn keeps the result {:.1}%", policy.percent());
     println!(
         "search turn ({} simulations a step) keeps the result {:.1}%",
@@ -101,6 +99,62 @@ pub fn run(args: &CheckArgs, backend: Backend) -> Result<()> {
         search.percent()
     );
     Ok(())
+}
+
+/// How often an evaluation's sign agrees with the exact result: a win scores above 0, a loss
+/// below, a draw within a stone of 0; per true result, the learned evaluation `eval` beside
+/// the hand-written one.
+fn evaluation_signs(tb: &Tablebase, eval: &str, args: &CheckArgs) -> Result<()> {
+    use fanorona_players::Evaluation;
+    let source = match eval {
+        fanorona_specs::SHIPPED_EVAL => fanorona_specs::EvalSource::Shipped,
+        path => fanorona_specs::EvalSource::File(PathBuf::from(path)),
+    };
+    let learned = fanorona_specs::load_evaluation(&source)
+        .map_err(|e| anyhow::anyhow!("--eval {eval}: {e}"))?;
+    let max = tb.max_stones();
+    let positions = sample(tb, max, args.positions, args.seed);
+    println!(
+        "positions {} (2 to {max} stones, counter 0, seed {}): the sign of the evaluation against the exact result",
+        positions.len(),
+        args.seed
+    );
+    for (name, e) in [
+        ("learned", &learned),
+        ("hand-written", &Evaluation::Handwritten),
+    ] {
+        let mut tallies = [Tally::default(), Tally::default(), Tally::default()];
+        for pos in &positions {
+            let truth = tb.probe(pos)?.wdl;
+            let score = e.evaluate(pos);
+            let agrees = match truth {
+                Wdl::Win => score > 0,
+                Wdl::Loss => score < 0,
+                Wdl::Draw => score.abs() <= 100,
+            };
+            tallies[truth_slot(truth)].add(agrees);
+        }
+        println!("{name} evaluation agrees {}", per_result(&tallies));
+    }
+    Ok(())
+}
+
+/// `P% (wins P% of N, draws P% of N, losses P% of N)` of tallies per true result.
+fn per_result(tallies: &[Tally; 3]) -> String {
+    let all = Tally {
+        right: tallies.iter().map(|t| t.right).sum(),
+        total: tallies.iter().map(|t| t.total).sum(),
+    };
+    format!(
+        "{:.1}% (wins {:.1}% of {}, draws {:.1}% of {}, losses {:.1}% of {})",
+        all.percent(),
+        tallies[0].percent(),
+        tallies[0].total,
+        tallies[1].percent(),
+        tallies[1].total,
+        tallies[2].percent(),
+        tallies[2].total
+    )
 }
 
 /// How often the value head's most likely result is the table's, per true result (win, draw,

@@ -30,9 +30,14 @@ pub struct TrainArgs {
     /// (selfplay.games_per_generation of them a generation).
     #[arg(long)]
     pub no_selfplay: bool,
-    /// Stop after this many generations (default: run until interrupted with Ctrl-C).
+    /// Play and train this many more generations, then stop: a resumed run counts from where
+    /// it was, so `--generations 3` run twice ends at generation 6 (default: until Ctrl-C).
     #[arg(long, value_name = "N")]
     pub generations: Option<u64>,
+    /// Stop after this many minutes of this invocation, as a Ctrl-C would: the step under way
+    /// finishes and is saved (default: no limit).
+    #[arg(long, value_name = "M")]
+    pub minutes: Option<f64>,
     /// Endgame tables directory for self-play (overrides the config's `tablebase.dir`; built
     /// there on the first run when missing).
     #[arg(long, value_name = "DIR")]
@@ -72,6 +77,25 @@ fn stop_flag() -> Arc<AtomicBool> {
     stop
 }
 
+/// Sets `stop` once `minutes` have passed (from a thread that sleeps until then).
+fn stop_after(stop: Arc<AtomicBool>, minutes: Option<f64>) -> Result<Arc<AtomicBool>> {
+    let Some(minutes) = minutes else {
+        return Ok(stop);
+    };
+    anyhow::ensure!(
+        minutes.is_finite() && minutes > 0.0 && minutes <= 1e7,
+        "--minutes {minutes}: give a positive number of minutes"
+    );
+    let flag = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs_f64(minutes * 60.0));
+        if !flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\n{minutes} minutes passed: stopping after the current step...");
+        }
+    });
+    Ok(stop)
+}
+
 /// Run `fanorona train`.
 pub fn run_train(args: &TrainArgs, backend: Option<Backend>) -> Result<()> {
     let config = TrainConfig::load(&args.config)?;
@@ -85,7 +109,7 @@ pub fn run_train(args: &TrainArgs, backend: Option<Backend>) -> Result<()> {
         selfplay: !args.no_selfplay,
         generations: args.generations,
         interactive: std::io::stderr().is_terminal(),
-        stop: stop_flag(),
+        stop: stop_after(stop_flag(), args.minutes)?,
         tablebases: args.tablebases.clone(),
         backend,
     };

@@ -107,6 +107,15 @@ pub fn run(args: &RateArgs, backend: Backend) -> Result<()> {
         }
         (None, None) => PathBuf::from("rating-games"),
     };
+    let largest = |skip: Option<usize>| {
+        (0..entrants.len())
+            .filter(|&i| Some(i) != skip)
+            .max_by_key(|&i| super::table_mebibytes(&entrants[i].settings))
+    };
+    if let (Some(a), Some(b)) = (largest(None), largest(largest(None))) {
+        let threads = config.threads.min(config.games as usize);
+        super::check_table_memory(&entrants[a].settings, &entrants[b].settings, threads)?;
+    }
     let store = Store::open(&store_dir)?;
     let registry = if args.stored_only {
         registry
