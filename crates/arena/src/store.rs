@@ -66,6 +66,8 @@ impl Store {
     /// The store in `dir` (created when missing).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(io("creating the rating store", dir))?;
+        // What a process killed mid-save left behind.
+        fanorona_data::remove_stale_temporaries(dir);
         Ok(Store {
             dir: dir.to_path_buf(),
         })

@@ -105,6 +105,36 @@ pub fn write_atomic_with(
     sync_dir(&dir)
 }
 
+/// Removes the temporary files that [`write_atomic`] left in `dir` when its process died
+/// mid-write (`.<name>.<pid>.<n>.tmp` of a process that no longer runs on this machine) and
+/// returns how many. Only where the system lists its processes (`/proc`); elsewhere, and for
+/// a live process's files, nothing is touched.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let proc_root = Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return 0;
+    }
+    let Ok(listing) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+            continue;
+        };
+        let mut parts = stem.rsplitn(3, '.');
+        let (Some(counter), Some(pid), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let ours = counter.parse::<u64>().is_ok() && pid.parse::<u32>().is_ok();
+        if ours && !proc_root.join(pid).exists() && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The regular file to replace for `path`: `path` itself when it is new or a regular file, the
 /// file a symbolic link points to, or an error for anything else.
 fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
@@ -235,6 +265,20 @@ fn sync_dir(_dir: &Path) -> Result<(), AtomicWriteError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporaries_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = temp_dir("stale");
+        let dead = dir.join(".a.games.4000000000.3.tmp");
+        let live = dir.join(format!(".a.games.{}.0.tmp", std::process::id()));
+        let other = dir.join(".notes.tmp");
+        for path in [&dead, &live, &other] {
+            fs::write(path, b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(&dir), 1);
+        assert!(!dead.exists() && live.exists() && other.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn bounded_reads_refuse_devices_folders_and_oversized_files() {

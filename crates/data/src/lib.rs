@@ -24,6 +24,7 @@ mod atomic;
 pub mod container;
 
 pub use atomic::{
-    AtomicWriteError, check_regular_file, read_bounded, write_atomic, write_atomic_with,
+    AtomicWriteError, check_regular_file, read_bounded, remove_stale_temporaries, write_atomic,
+    write_atomic_with,
 };
 pub use container::ContainerError;

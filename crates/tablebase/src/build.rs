@@ -151,6 +151,8 @@ pub fn build_dir(
             });
         }
     }
+    // The lock held: what an earlier builder killed mid-write left behind can go.
+    fanorona_data::remove_stale_temporaries(dir);
     build(Some(dir), max_stones, limit, threads, progress)
 }
 
