@@ -75,7 +75,7 @@ fn train_export_and_play_the_network_in_pit() {
         .arg("--out")
         .arg(&model)
         .args(["--label", "tiny test"]));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 blocks x 8 channels"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 block x 8 channels"));
     let spec = format!("net:path={},sims=4", model.display());
     let out = run(bin().args([
         "pit", &spec, "random", "--games", "2", "--seed", "5", "--json",
@@ -331,7 +331,7 @@ fn bench_net_reports_rates() {
         ]));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("network 1 blocks x 12 channels (global pooling every 0)"),
+        text.contains("network 1 block x 12 channels (global pooling every 0)"),
         "{text}"
     );
     let out = bin().args(["bench-net", "--blocks", "0"]).output().unwrap();

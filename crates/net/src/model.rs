@@ -121,6 +121,12 @@ impl NetConfig {
         self
     }
 
+    /// The tower's shape in words: `1 block x 8 channels`, `4 blocks x 48 channels`.
+    pub fn tower(&self) -> String {
+        let plural = if self.blocks == 1 { "" } else { "s" };
+        format!("{} block{plural} x {} channels", self.blocks, self.channels)
+    }
+
     /// Checks every field's range (the input planes: the encoding's 16).
     pub fn validate(&self) -> Result<(), NetConfigError> {
         self.validate_with_planes(

@@ -51,9 +51,8 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
     let level = fanorona_infer::SimdLevel::detect();
     let peak = fanorona_infer::kernel::measure_peak_gflops(threads, args.seconds.min(2.0));
     println!(
-        "network {} blocks x {} channels (global pooling every {}), {:.1} MFLOP per evaluation",
-        cfg.blocks,
-        cfg.channels,
+        "network {} (global pooling every {}), {:.1} MFLOP per evaluation",
+        cfg.tower(),
         cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
     );

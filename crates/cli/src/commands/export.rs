@@ -81,10 +81,9 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         load_exported(&args.out, Backend::Burn).context("reading the exported model back")?;
     let cfg = model.config();
     println!(
-        "wrote {} ({} blocks x {} channels, {} training steps)",
+        "wrote {} ({}, {} training steps)",
         args.out.display(),
-        cfg.blocks,
-        cfg.channels,
+        cfg.tower(),
         written.training_steps
     );
     Ok(())

@@ -78,7 +78,9 @@ pub struct PitArgs {
     /// Random turns played from the start position before the players take over (0 to 64).
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub opening_plies: u32,
-    /// Write every game to this file, one line per game (see `fanorona pit --help`).
+    /// Write every game to this file, atomically: comment lines describing the match, then one
+    /// line per game (its number and colours, the start position, the turns in notation, the
+    /// result and how it ended, each turn's think time) and a CRC-32 line (docs/formats.md).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Print the result as one JSON object instead of text.
