@@ -353,34 +353,28 @@ pub fn play_pairing(
     };
     let (make_a, make_b) = (factory(&ea.settings), factory(&eb.settings));
     let mut pending: BTreeMap<u32, MatchGame> = BTreeMap::new();
-    let mut save_error = None;
     let extend = MatchConfig {
         first_game: stored,
         ..*config
     };
-    let mut warnings = Vec::new();
-    let (mut saved, mut last_save) = (games.len(), Instant::now());
+    let mut saver = Saver::new(&slot, config, games.len());
     let result = play_match(&extend, &make_a, &make_b, |game, _| {
         events(Event::Game);
         pending.insert(game.index, game.clone());
-        let before = games.len();
         while let Some(next) = pending.remove(&(games.len() as u32)) {
             games.push(next);
         }
-        if games.len() > before && save_error.is_none() && last_save.elapsed() >= SAVE_EVERY {
-            save_error = slot
-                .save(&mut games, config, &mut |w| warnings.push(w))
-                .err();
-            saved = games.len();
-            last_save = Instant::now();
+        if saver.due() {
+            saver.save(&mut games);
         }
     });
     // What came after the last timed save (the match's end, or where it failed).
-    if games.len() > saved && save_error.is_none() {
-        save_error = slot
-            .save(&mut games, config, &mut |w| warnings.push(w))
-            .err();
-    }
+    saver.save(&mut games);
+    let Saver {
+        error: save_error,
+        warnings,
+        ..
+    } = saver;
     events(Event::Done);
     for w in warnings {
         events(Event::Warning(w));
@@ -400,6 +394,50 @@ pub fn play_pairing(
         played_now: config.games - stored,
         games,
     })
+}
+
+/// Saves a pairing's games as they come in: each call stores what is new since the last
+/// save; the first error is kept and ends the saving.
+struct Saver<'a> {
+    slot: &'a crate::store::Slot,
+    config: &'a MatchConfig,
+    saved: usize,
+    last: Instant,
+    error: Option<StoreError>,
+    warnings: Vec<String>,
+}
+
+impl<'a> Saver<'a> {
+    fn new(slot: &'a crate::store::Slot, config: &'a MatchConfig, saved: usize) -> Saver<'a> {
+        Saver {
+            slot,
+            config,
+            saved,
+            last: Instant::now(),
+            error: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Whether [`SAVE_EVERY`] has passed since the last save.
+    fn due(&self) -> bool {
+        self.last.elapsed() >= SAVE_EVERY
+    }
+
+    /// Stores `games` if it holds games not saved yet (it may become the store's longer
+    /// record, see [`crate::store::Slot::save`]).
+    fn save(&mut self, games: &mut Vec<MatchGame>) {
+        if games.len() <= self.saved || self.error.is_some() {
+            return;
+        }
+        let warnings = &mut self.warnings;
+        self.error = self
+            .slot
+            .save(games, self.config, &mut |w| warnings.push(w))
+            .err();
+        self.saved = games.len();
+        self.last = Instant::now();
+    }
 }
 
 /// A's score over `games`.

@@ -556,6 +556,17 @@ mod tests {
         ));
     }
 
+    /// A folder, a one-block 8-channel shape, and the metadata and weights sections of a
+    /// random network of that shape.
+    fn small_model_parts() -> (TempDir, NetConfig, Vec<u8>, Vec<u8>) {
+        let dir = TempDir::new("net");
+        let small = NetConfig::new().with_blocks(1).with_channels(8);
+        let model = InferenceModel::random(&small, &Device::flex());
+        let weights = weights_to_bytes(&dir.join("w"), model.model().clone()).unwrap();
+        let meta = encode_meta(&dir.join("m"), &ExportMeta::default()).unwrap();
+        (dir, small, meta.to_vec(), weights.to_vec())
+    }
+
     /// Writes a model file of `config`, `meta` and `weights` as given, whether they fit or not.
     fn write_model(path: &Path, config: &NetConfig, meta: &[u8], weights: &[u8]) {
         let payload = SectionWriter::new()
@@ -570,11 +581,7 @@ mod tests {
     /// when it is loaded, naming the weights, not at its first evaluation.
     #[test]
     fn a_model_whose_shapes_do_not_fit_is_refused_at_load() {
-        let dir = TempDir::new("net");
-        let small = NetConfig::new().with_blocks(1).with_channels(8);
-        let model = InferenceModel::random(&small, &Device::flex());
-        let weights = weights_to_bytes(&dir.join("w"), model.model().clone()).unwrap();
-        let meta = encode_meta(&dir.join("m"), &ExportMeta::default()).unwrap();
+        let (dir, small, meta, weights) = small_model_parts();
         for (name, config) in [
             ("channels", small.clone().with_channels(12)),
             ("blocks", small.clone().with_blocks(2)),
@@ -593,11 +600,7 @@ mod tests {
     /// the file and the field named, before anything is allocated for it (issue 28 item 8).
     #[test]
     fn a_model_with_a_shape_out_of_range_is_refused_by_name() {
-        let dir = TempDir::new("net");
-        let small = NetConfig::new().with_blocks(1).with_channels(8);
-        let model = InferenceModel::random(&small, &Device::flex());
-        let weights = weights_to_bytes(&dir.join("w"), model.model().clone()).unwrap();
-        let meta = encode_meta(&dir.join("m"), &ExportMeta::default()).unwrap();
+        let (dir, small, meta, weights) = small_model_parts();
         let mut zero_policy = small.clone();
         zero_policy.policy_channels = 0;
         let mut zero_value = small.clone();

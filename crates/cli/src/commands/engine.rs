@@ -210,15 +210,13 @@ pub fn serve_until(
     });
     // While a search runs, the game it left behind (the player is with the search).
     let mut searching: Option<GameSession> = None;
-    let mut waiting: VecDeque<Result<String, String>> = VecDeque::new();
-    let (mut waiting_bytes, mut dropped) = (0usize, 0usize);
+    let mut waiting = Waiting::default();
     let (mut quitting, mut ended) = (false, false);
     loop {
         while let Some(session) = idle.as_mut() {
-            let Some(line) = waiting.pop_front() else {
+            let Some(line) = waiting.pop() else {
                 break;
             };
-            waiting_bytes -= line_bytes(&line);
             let mut answer = Vec::new();
             let flow = match line {
                 Ok(line) => session.command(&line, &mut answer),
@@ -235,17 +233,7 @@ pub fn serve_until(
                     let Session { game: kept, player } = idle.take().expect("idle");
                     searching = Some(kept);
                     stop.lower();
-                    let events = events.clone();
-                    std::thread::spawn(move || {
-                        let mut player = player;
-                        let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            player.choose(&game, limit)
-                        }));
-                        let _ = events.send(match choice {
-                            Ok(choice) => Event::Searched(player, choice),
-                            Err(_) => Event::Crashed,
-                        });
-                    });
+                    spawn_search(player, game, limit, events.clone());
                 }
             }
         }
@@ -272,25 +260,14 @@ pub fn serve_until(
                 match line.as_deref().map(|l| l.split_whitespace().next()) {
                     Ok(Some("isready")) => write_lines(&mut output, &["readyok".into()])?,
                     Ok(Some("stop")) => stop.raise(),
-                    Ok(Some("quit")) if waiting.is_empty() => {
+                    Ok(Some("quit")) if waiting.lines.is_empty() => {
                         stop.raise();
                         quitting = true;
                     }
-                    _ if waiting.len() >= MAX_WAITING_LINES
-                        || waiting_bytes + line_bytes(&line) > MAX_WAITING_BYTES =>
-                    {
-                        dropped += 1;
-                    }
-                    _ => {
-                        waiting_bytes += line_bytes(&line);
-                        waiting.push_back(line);
-                    }
+                    _ => waiting.offer(line),
                 }
             }
-            Event::Line(line) => {
-                waiting_bytes += line_bytes(&line);
-                waiting.push_back(line);
-            }
+            Event::Line(line) => waiting.push(line),
             Event::End => ended = true,
             Event::Crashed => {
                 anyhow::bail!("the player failed during a search (a bug; please report it)")
@@ -300,18 +277,76 @@ pub fn serve_until(
                     return Ok(());
                 }
                 write_lines(&mut output, &search_answer(choice))?;
-                if dropped > 0 {
-                    let note = format!(
-                        "{dropped} commands sent during the search were ignored (at most \
-                         {MAX_WAITING_LINES} commands or {MAX_WAITING_BYTES} bytes wait for one)"
-                    );
+                if let Some(note) = waiting.take_dropped() {
                     write_lines(&mut output, &[error_line(&note)])?;
-                    dropped = 0;
                 }
                 let game = searching.take().expect("a search was running");
                 idle = Some(Session { game, player });
             }
         }
+    }
+}
+
+/// Runs `player`'s search of `game` on a thread of its own; the player comes back with its
+/// choice on `events` (or the news that it panicked).
+fn spawn_search(
+    mut player: Box<dyn Player>,
+    game: Game,
+    limit: Option<Limit>,
+    events: mpsc::Sender<Event>,
+) {
+    std::thread::spawn(move || {
+        let choice =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| player.choose(&game, limit)));
+        let _ = events.send(match choice {
+            Ok(choice) => Event::Searched(player, choice),
+            Err(_) => Event::Crashed,
+        });
+    });
+}
+
+/// Commands waiting for their turn, bounded while a search runs ([`MAX_WAITING_LINES`],
+/// [`MAX_WAITING_BYTES`]): past the bound they are counted and dropped.
+#[derive(Default)]
+struct Waiting {
+    lines: VecDeque<Result<String, String>>,
+    bytes: usize,
+    dropped: usize,
+}
+
+impl Waiting {
+    /// Queues `line` (the engine is idle: it is answered at once).
+    fn push(&mut self, line: Result<String, String>) {
+        self.bytes += line_bytes(&line);
+        self.lines.push_back(line);
+    }
+
+    /// Queues `line` sent during a search, unless the queue is full.
+    fn offer(&mut self, line: Result<String, String>) {
+        if self.lines.len() >= MAX_WAITING_LINES
+            || self.bytes + line_bytes(&line) > MAX_WAITING_BYTES
+        {
+            self.dropped += 1;
+        } else {
+            self.push(line);
+        }
+    }
+
+    fn pop(&mut self) -> Option<Result<String, String>> {
+        let line = self.lines.pop_front()?;
+        self.bytes -= line_bytes(&line);
+        Some(line)
+    }
+
+    /// The note on the commands dropped since the last one, if any.
+    fn take_dropped(&mut self) -> Option<String> {
+        let dropped = std::mem::take(&mut self.dropped);
+        (dropped > 0).then(|| {
+            format!(
+                "{dropped} commands sent during the search were ignored (at most \
+                 {MAX_WAITING_LINES} commands or {MAX_WAITING_BYTES} bytes wait for one)"
+            )
+        })
     }
 }
 
