@@ -240,18 +240,10 @@ pub fn serve_until(
         if idle.is_some() && ended {
             return Ok(());
         }
-        let event = if ended && searching.is_some() {
-            match inbox.recv_timeout(READER_CHECK) {
-                Ok(event) => event,
-                Err(mpsc::RecvTimeoutError::Timeout) if output_gone() => {
-                    stop.raise();
-                    return Ok(());
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(e) => return Err(e).context("the engine's threads stopped"),
-            }
-        } else {
-            inbox.recv().context("the engine's threads stopped")?
+        let Some(event) = next_event(&inbox, ended && searching.is_some(), output_gone)? else {
+            // Nobody reads the answer of the search still running.
+            stop.raise();
+            return Ok(());
         };
         match event {
             Event::Line(line) if searching.is_some() => {
@@ -283,6 +275,26 @@ pub fn serve_until(
                 let game = searching.take().expect("a search was running");
                 idle = Some(Session { game, player });
             }
+        }
+    }
+}
+
+/// The next event; once the input has ended during a search (`reader_check`), `None` when
+/// `output_gone` says that nobody will read its answer.
+fn next_event(
+    inbox: &mpsc::Receiver<Event>,
+    reader_check: bool,
+    output_gone: &dyn Fn() -> bool,
+) -> Result<Option<Event>> {
+    if !reader_check {
+        return Ok(Some(inbox.recv().context("the engine's threads stopped")?));
+    }
+    loop {
+        match inbox.recv_timeout(READER_CHECK) {
+            Ok(event) => return Ok(Some(event)),
+            Err(mpsc::RecvTimeoutError::Timeout) if output_gone() => return Ok(None),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(e) => return Err(e).context("the engine's threads stopped"),
         }
     }
 }
