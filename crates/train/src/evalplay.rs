@@ -58,6 +58,52 @@ fn wdl_value(w: Wdl) -> i8 {
     }
 }
 
+/// A self-play player: alpha-beta `e.depth` turns deep with `eval` and the tables.
+fn self_play_player(
+    e: &crate::config::EvalSection,
+    eval: &Evaluation,
+    tables: Option<&Arc<Tablebase>>,
+    seed: u64,
+) -> AlphaBetaPlayer {
+    AlphaBetaPlayer::new(AlphaBetaConfig {
+        depth: Some(e.depth),
+        millis: None,
+        quiescence: e.quiescence,
+        tt_mebibytes: 4,
+        seed,
+    })
+    .with_evaluation(eval.clone())
+    .with_tables(tables.cloned())
+}
+
+/// The search's score as recorded (an evaluation or a forced result), if it gave one.
+fn search_score(score: Option<Score>) -> Option<SearchScore> {
+    match score {
+        Some(Score::Centistones(cs)) => Some(SearchScore::Centistones(cs)),
+        Some(Score::WinIn(_)) => Some(SearchScore::Win),
+        Some(Score::LossIn(_)) => Some(SearchScore::Loss),
+        _ => None,
+    }
+}
+
+/// The recorded positions of a game that `winner` won (or drew), as scored positions.
+fn scored_positions(
+    recorded: Vec<(Position, Color, SearchScore, Option<i8>)>,
+    winner: Option<Color>,
+) -> Vec<Scored> {
+    recorded
+        .into_iter()
+        .map(|(pos, mover, score, exact)| Scored {
+            white: pos.stones(Color::White).0,
+            black: pos.stones(Color::Black).0,
+            black_to_move: mover == Color::Black,
+            score,
+            result: result_for(winner, mover),
+            exact,
+        })
+        .collect()
+}
+
 /// Plays one self-play game with `eval` at the run's settings, seeded by `seed`.
 fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed: u64) -> Played {
     let e = &run.config.eval;
@@ -71,17 +117,7 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
             break;
         }
     }
-    let player = |side: u64| {
-        AlphaBetaPlayer::new(AlphaBetaConfig {
-            depth: Some(e.depth),
-            millis: None,
-            quiescence: e.quiescence,
-            tt_mebibytes: 4,
-            seed: derive_seed(seed, side),
-        })
-        .with_evaluation(eval.clone())
-        .with_tables(tables.cloned())
-    };
+    let player = |side: u64| self_play_player(e, eval, tables, derive_seed(seed, side));
     let mut players = [player(0), player(1)];
     // (position, its mover, the search's score)
     let mut recorded: Vec<(Position, Color, SearchScore, Option<i8>)> = Vec::new();
@@ -110,12 +146,7 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
             let slot = usize::from(mover == Color::Black);
             match players[slot].choose(&game, None) {
                 Ok(choice) => {
-                    let score = match choice.info.score {
-                        Some(Score::Centistones(cs)) => Some(SearchScore::Centistones(cs)),
-                        Some(Score::WinIn(_)) => Some(SearchScore::Win),
-                        Some(Score::LossIn(_)) => Some(SearchScore::Loss),
-                        _ => None,
-                    };
+                    let score = search_score(choice.info.score);
                     let quiet = !e.quiet_only || !pos.has_capture();
                     if let (Some(score), true) = (score, quiet) {
                         recorded.push((pos, mover, score, None));
@@ -141,19 +172,8 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
         (None, Some(o)) => GameEnd::from(o),
         (None, None) => GameEnd::Capped,
     };
-    let scored = recorded
-        .into_iter()
-        .map(|(pos, mover, score, exact)| Scored {
-            white: pos.stones(Color::White).0,
-            black: pos.stones(Color::Black).0,
-            black_to_move: mover == Color::Black,
-            score,
-            result: result_for(winner, mover),
-            exact,
-        })
-        .collect();
     Played {
-        scored,
+        scored: scored_positions(recorded, winner),
         summary: GameSummary {
             turns: turns + e.random_opening_turns,
             actions,
