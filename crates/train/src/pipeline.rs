@@ -528,6 +528,27 @@ fn open_for_training(
     })
 }
 
+/// Shows `warning` and writes it to the run's log.
+fn warn(run: &Run, warning: &str) -> Result<(), TrainError> {
+    run.progress.line(&format!("warning: {warning}"));
+    run.log(&format!("warning: {warning}"))?;
+    Ok(())
+}
+
+/// Rates the newest checkpoint of either kind of model on the run's scale.
+fn rate_learner(run: &mut Run, trainer: &Learner, state: &mut RunState) -> Result<(), TrainError> {
+    match trainer {
+        Learner::Network(t) => rate_checkpoint(run, t, state),
+        Learner::Eval(t) => {
+            let path = run
+                .dir
+                .fetch_checkpoint(&run.dir.checkpoint_path(t.steps()))?
+                .unwrap_or_else(|| run.dir.checkpoint_path(t.steps()));
+            rate_eval_checkpoint(run, &path, t.steps(), state)
+        }
+    }
+}
+
 /// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
 /// `config.toml` is used instead).
 pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
@@ -544,8 +565,7 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         opts.backend,
     )?;
     if let Some(warning) = lock.warning() {
-        run.progress.line(&format!("warning: {warning}"));
-        run.log(&format!("warning: {warning}"))?;
+        warn(&run, warning)?;
     }
     let (mut trainer, mut state) = resume_or_start(&run)?;
     // The run's working time: what earlier sessions recorded, plus this one's.
@@ -586,22 +606,12 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         last_checkpoint = Some(run.save(&trainer, &state)?);
         let every = run.config.evaluation.every_generations;
         if every > 0 && state.generation.is_multiple_of(every) {
-            match &trainer {
-                Learner::Network(t) => rate_checkpoint(&mut run, t, &mut state)?,
-                Learner::Eval(t) => {
-                    let path = run
-                        .dir
-                        .fetch_checkpoint(&run.dir.checkpoint_path(t.steps()))?
-                        .unwrap_or_else(|| run.dir.checkpoint_path(t.steps()));
-                    rate_eval_checkpoint(&mut run, &path, t.steps(), &mut state)?
-                }
-            }
+            rate_learner(&mut run, &trainer, &mut state)?;
             last_checkpoint = Some(run.save(&trainer, &state)?);
         }
         run.metrics.flush();
         if let Some(warning) = run.metrics.take_warning() {
-            run.progress.line(&format!("warning: {warning}"));
-            run.log(&format!("warning: {warning}"))?;
+            warn(&run, &warning)?;
         }
         run.dir.sync()?;
         generations_run += 1;
