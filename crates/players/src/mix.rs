@@ -7,6 +7,7 @@
 //! (`mix=`, `mix_scale=`, `mix_depth=`), off by default.
 
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use fanorona_mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
 use fanorona_tablebase::Tablebase;
@@ -72,6 +73,10 @@ pub(crate) struct Mixed<'a, E> {
     pub mix: Option<LeafMix>,
     pub judge: Option<&'a Mutex<LeafJudge>>,
     pub tables: Option<&'a Tablebase>,
+    /// The turn's deadline: leaves evaluated after it get the inner evaluator's value alone, so
+    /// a deep judge never makes a timed player overrun its budget by more than one judgement's
+    /// clock check.
+    pub deadline: Option<Instant>,
 }
 
 impl<E: Evaluator<FanoronaState>> Evaluator<FanoronaState> for Mixed<'_, E> {
@@ -89,7 +94,15 @@ impl<E: Evaluator<FanoronaState>> Evaluator<FanoronaState> for Mixed<'_, E> {
         for (request, evaluation) in batch.iter().zip(&mut out[first..]) {
             let game = request.state.game();
             let tables = self.tables.filter(|t| t.fits(game.rules()));
-            let judged = judge.judge(game.position(), game.rules().no_progress_limit, tables);
+            let Some(judged) = judge.judge_before(
+                game.position(),
+                game.rules().no_progress_limit,
+                tables,
+                self.deadline,
+            ) else {
+                // Out of time: the rest of the batch keeps the inner values.
+                break;
+            };
             evaluation.wdl = mix_wdl(evaluation.wdl, mix.value(judged), mix.weight);
         }
         Ok(())
@@ -152,22 +165,29 @@ mod tests {
             scale: 300.0,
             depth: 0,
         };
-        let evaluate = |mix: Option<LeafMix>| {
+        let evaluate = |mix: Option<LeafMix>, deadline: Option<Instant>| {
             let mixed = Mixed {
                 inner: &inner,
                 mix,
                 judge: Some(&judge),
                 tables: None,
+                deadline,
             };
             let mut out = Vec::new();
             mixed.evaluate(&request, &mut out).unwrap();
             out.pop().unwrap()
         };
-        let plain = evaluate(None);
+        let plain = evaluate(None, None);
         assert_eq!(plain.wdl, [0.0, 1.0, 0.0]);
-        let mixed = evaluate(Some(mix));
+        let mixed = evaluate(Some(mix), None);
         // Half of tanh(-1/3) (a stone is 100, mobility and strong points move it a little).
         assert!((-0.25..-0.1).contains(&mixed.value()), "{:?}", mixed.wdl);
         assert_eq!(mixed.priors, plain.priors);
+        // Past the turn's deadline the leaf keeps the inner value and nothing is searched.
+        let nodes = judge.lock().unwrap().nodes();
+        let past = Instant::now() - std::time::Duration::from_millis(1);
+        let late = evaluate(Some(mix), Some(past));
+        assert_eq!(late.wdl, plain.wdl);
+        assert_eq!(judge.lock().unwrap().nodes(), nodes);
     }
 }

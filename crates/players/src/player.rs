@@ -198,6 +198,11 @@ impl Stop {
     pub fn is_raised(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// Whether `other` is a clone of this flag (raising one raises the other).
+    pub fn same_flag(&self, other: &Stop) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {

@@ -239,12 +239,14 @@ fn step_share(state: &FanoronaState) -> StepShare {
 impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
     /// The evaluator the search uses: the player's, its values mixed with the judge's when
     /// [`MctsConfig::leaf_mix`] is set.
-    fn leaf_evaluator(&self) -> Mixed<'_, E> {
+    /// With a `deadline` (a timed turn), leaves evaluated after it are not judged.
+    fn leaf_evaluator(&self, deadline: Option<Instant>) -> Mixed<'_, E> {
         Mixed {
             inner: &self.evaluator,
             mix: self.config.leaf_mix,
             judge: self.judge.as_ref(),
             tables: self.tables.as_deref(),
+            deadline,
         }
     }
 
@@ -256,6 +258,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
         &self,
         search: &mut Search<FanoronaState>,
         step_end: Instant,
+        deadline: Instant,
     ) -> Result<(Option<fanorona_mcts::SearchResult<Action>>, u64), PlayerError> {
         let batch = self.config.batch_size.clamp(1, MctsConfig::TIME_CHUNK);
         let mut size = batch;
@@ -265,7 +268,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             let chunk_start = Instant::now();
             let stop = || self.stop.is_raised();
             let chunk = search
-                .run_until_stopped(&self.leaf_evaluator(), size, &stop)
+                .run_until_stopped(&self.leaf_evaluator(Some(deadline)), size, &stop)
                 .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                 .cloned();
             let Some(chunk) = chunk else { break };
@@ -337,7 +340,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         loop {
             let result = match deadline {
                 None => search
-                    .run_until_stopped(&self.leaf_evaluator(), simulations, &|| {
+                    .run_until_stopped(&self.leaf_evaluator(None), simulations, &|| {
                         self.stop.is_raised()
                     })
                     .map_err(|e| PlayerError::Evaluation(e.to_string()))?
@@ -346,7 +349,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                     let now = Instant::now();
                     let remaining = deadline.saturating_duration_since(now);
                     let step_end = now + step_share(search.root_state()).of(remaining);
-                    let (last, earlier) = self.run_until(&mut search, step_end)?;
+                    let (last, earlier) = self.run_until(&mut search, step_end, deadline)?;
                     // The chunks before the last: the result below adds the last one.
                     total += earlier;
                     last

@@ -79,7 +79,7 @@
 //! **Analysis** (the answer of `/api/analysis`): the engine thinks about the game's position
 //! at its strongest level for 0.8 s (the first turn of the line gets two thirds,
 //! each reply a sixth; the server's think cap bounds it), in the same pool as the moves, and
-//! stops when the client goes away. `level` is ignored. For the start position:
+//! stops when its request is dropped or a move needs its slot. `level` is ignored. For the start position:
 //!
 //! ```json
 //! {
@@ -117,19 +117,26 @@
 //! ```
 //!
 //! Also 413 for a body over the limit (64 KiB), 404 for an unknown route, 405 for a wrong
-//! method, 408 for a request that took over 60 s, 414 and 431 for a request target over
-//! 8 KiB or headers over 16 KiB, 503 when every search slot stayed busy for 30 s, and 500
+//! method, 408 for a request that took over 60 s or whose body took over 10 s to arrive, 414
+//! and 431 for a request target over 8 KiB or headers over 16 KiB (or over 100 headers), 400
+//! for a head hyper cannot parse (a folded header, two Content-Lengths), 503 when every
+//! search slot stayed busy for 30 s or a client already has 64 connections open, and 500
 //! (never expected) if the engine fails; a panic in a handler is caught and answered with
 //! 500. Every one of them has the JSON body above. A body that is a JSON array rather than
 //! an object is a 400.
 //!
-//! **Limits** ([`ServerConfig`]): request body 64 KiB, 3000 turns a game, 2000 legal turns
-//! listed for a position, think time the level's and never over 5 s, and one search or turn
-//! listing at a time per CPU core (others queue); 512 connections at once, each closed after
-//! 10 s without a complete request head (idle keep-alive included). Searches run on tokio's
-//! blocking pool, so the server keeps answering while they run, and a search whose client
-//! went away is stopped. On Ctrl-C the server stops accepting and exits without waiting for
-//! requests in flight.
+//! **Limits** ([`ServerConfig`]): request body 64 KiB arriving within 10 s, 3000 turns a game,
+//! 2000 legal turns listed for a position, think time the level's and never over 5 s, and one
+//! search or turn listing at a time per CPU core (others queue; an analysis or review that
+//! holds a slot a move or listing needs finishes at once with what it has); 512 connections
+//! at once, 64 from one address, each closed after 10 s without a complete request head (idle
+//! keep-alive included). Searches run on tokio's blocking pool, so the server keeps answering
+//! while they run; a search whose request is dropped (the request timeout, a client library
+//! giving up) is stopped. A client may close its sending side once its request is sent
+//! (a half-close) and still gets its answer: at the socket this looks the same as a client
+//! that has gone, so such a search runs to its think time (a move's level, 0.8 s for an
+//! analysis, which yields to moves anyway). On Ctrl-C the server stops accepting and exits
+//! without waiting for requests in flight.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -147,6 +154,7 @@ mod assets;
 mod error;
 pub mod server;
 pub mod view;
+mod wire;
 
 pub use error::ServeError;
 pub use server::{ServerConfig, router, run, serve_connections};

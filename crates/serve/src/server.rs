@@ -1,6 +1,7 @@
 //! The axum router: the embedded page, the JSON API, limits, and the search pool.
 
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,13 @@ pub struct ServerConfig {
     pub queue_timeout: Duration,
     /// Connections served at once; more wait to be accepted. Default 512.
     pub max_connections: usize,
+    /// Connections served at once from one client address; a connection beyond it is answered
+    /// at once with a JSON 503 and closed, so that no single client can hold every connection.
+    /// Default 64.
+    pub max_connections_per_client: usize,
+    /// Longest a request's body may take to arrive, in all (408 after): a client sending a
+    /// byte now and then cannot hold a connection for long. Default 10 s.
+    pub body_timeout: Duration,
     /// How long a connection may take to send a request's head, and may stay idle between
     /// requests, before it is closed. Default 10 s.
     pub header_timeout: Duration,
@@ -85,6 +93,8 @@ impl Default for ServerConfig {
                 .unwrap_or(1),
             queue_timeout: Duration::from_secs(30),
             max_connections: 512,
+            max_connections_per_client: 64,
+            body_timeout: Duration::from_secs(10),
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
             max_uri_bytes: 8 * 1024,
@@ -100,11 +110,16 @@ struct AppState {
     config: Arc<ServerConfig>,
     searches: Arc<Semaphore>,
     analyses: Arc<Semaphore>,
+    /// The stop flags of the analyses running now: a move or state listing that finds every
+    /// search slot taken raises them, so that an analysis (best effort) never makes a player
+    /// wait for the engine's turn.
+    running_analyses: Arc<std::sync::Mutex<Vec<Stop>>>,
 }
 
 /// The whole application as an axum [`Router`]: the page, its assets, and the API.
 pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
     let body_limit = config.max_body_bytes;
+    let body_time = config.body_timeout;
     let request_timeout = config.request_timeout;
     let head_limits = HeadLimits {
         uri_bytes: config.max_uri_bytes,
@@ -118,6 +133,7 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
                 .max_concurrent_analyses
                 .clamp(1, config.max_concurrent_searches.max(1)),
         )),
+        running_analyses: Arc::default(),
         config: Arc::new(config),
     };
     Router::new()
@@ -146,6 +162,7 @@ pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
         })
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(middleware::from_fn_with_state(body_time, body_deadline))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             request_timeout,
@@ -197,6 +214,12 @@ pub fn run(
 }
 
 /// Accepts and serves connections on `listener` until `shutdown` completes.
+///
+/// At most [`ServerConfig::max_connections`] at once (further clients wait in the listen
+/// queue) and [`ServerConfig::max_connections_per_client`] from one address (a connection
+/// beyond it gets a JSON 503 at once). A client may half-close its side after its request
+/// and still gets its answer. hyper's own answers to unparsable requests get JSON bodies
+/// ([`crate::wire::JsonParseErrors`]).
 pub async fn serve_connections(
     listener: tokio::net::TcpListener,
     chooser: Arc<dyn TurnChooser>,
@@ -204,9 +227,12 @@ pub async fn serve_connections(
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let per_client = config.max_connections_per_client.max(1);
+    let clients = Arc::new(std::sync::Mutex::new(HashMap::<IpAddr, usize>::new()));
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(config.header_timeout)
+        .half_close(true)
         .keep_alive(true);
     let app = router(chooser, config);
     tokio::pin!(shutdown);
@@ -220,8 +246,8 @@ pub async fn serve_connections(
             () = &mut shutdown => return,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             // Out of file descriptors, or a connection reset before it was accepted: wait a
             // moment (connections closing free descriptors) and go on.
             Err(_) => {
@@ -229,14 +255,79 @@ pub async fn serve_connections(
                 continue;
             }
         };
+        let Some(client) = ClientSlot::take(&clients, peer.ip(), per_client) else {
+            drop(slot);
+            tokio::spawn(refuse(stream, per_client));
+            continue;
+        };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let io = hyper_util::rt::TokioIo::new(crate::wire::JsonParseErrors::new(stream));
+        let connection = http.serve_connection(io, service);
         tokio::spawn(async move {
             let _slot = slot;
+            let _client = client;
             // A client that goes away or times out is no error of the server's.
             let _ = connection.await;
         });
     }
+}
+
+/// `mutex` locked, whether or not a thread panicked holding it (the data are counts and flags,
+/// right at every step).
+fn locked<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One of a client address's connections, counted while it lives.
+struct ClientSlot {
+    clients: Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>,
+    ip: IpAddr,
+}
+
+impl ClientSlot {
+    /// Counts a connection from `ip`, unless it already has `limit`.
+    fn take(
+        clients: &Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>,
+        ip: IpAddr,
+        limit: usize,
+    ) -> Option<ClientSlot> {
+        let mut counts = locked(clients);
+        let count = counts.entry(ip).or_insert(0);
+        if *count >= limit {
+            return None;
+        }
+        *count += 1;
+        Some(ClientSlot {
+            clients: clients.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut counts = locked(&self.clients);
+        if let Some(count) = counts.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Answers a connection over its client's limit with a JSON 503 (within a second, whatever
+/// the client does) and closes it.
+async fn refuse(mut stream: tokio::net::TcpStream, limit: usize) {
+    use tokio::io::AsyncWriteExt;
+    let answer = crate::wire::too_many_connections(limit);
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&answer).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// Bounds on a request's head, checked before any handler runs.
@@ -283,6 +374,82 @@ async fn check_head(
         .into_response();
     }
     next.run(request).await
+}
+
+/// Gives the request's body [`ServerConfig::body_timeout`] to arrive, counted from its head.
+async fn body_deadline(
+    State(limit): State<Duration>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    let request = request.map(|body| {
+        axum::body::Body::new(DeadlineBody {
+            inner: body,
+            deadline: Box::pin(tokio::time::sleep(limit)),
+            limit,
+        })
+    });
+    next.run(request).await
+}
+
+/// A request body that fails with [`BodyTimedOut`] once its deadline has passed, however
+/// steadily its bytes trickle in (a per-read timeout would let one byte a second through).
+struct DeadlineBody {
+    inner: axum::body::Body,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+    limit: Duration,
+}
+
+/// The error of a body that took longer than [`ServerConfig::body_timeout`].
+#[derive(Debug)]
+struct BodyTimedOut(Duration);
+
+impl std::fmt::Display for BodyTimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the request body did not arrive within {} s",
+            self.0.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for BodyTimedOut {}
+
+impl http_body::Body for DeadlineBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            let limit = self.limit;
+            return std::task::Poll::Ready(Some(Err(axum::Error::new(BodyTimedOut(limit)))));
+        }
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Whether a body could not be read because it took too long ([`BodyTimedOut`]).
+fn body_timed_out(rejection: &BytesRejection) -> Option<&BodyTimedOut> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(rejection);
+    while let Some(error) = cause {
+        if let Some(timed_out) = error.downcast_ref::<BodyTimedOut>() {
+            return Some(timed_out);
+        }
+        cause = error.source();
+    }
+    None
 }
 
 /// Gives every error answer a JSON body: those made outside the handlers (405 from the router,
@@ -364,7 +531,9 @@ fn parse_request(
 ) -> Result<GameRequest, ApiError> {
     let bytes = body.map_err(|rejection| {
         let status = rejection.status();
-        if status == StatusCode::PAYLOAD_TOO_LARGE {
+        if let Some(timed_out) = body_timed_out(&rejection) {
+            ApiError::new(StatusCode::REQUEST_TIMEOUT, timed_out.to_string())
+        } else if status == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
                 status,
                 format!("the request body is larger than {limit} bytes"),
@@ -420,7 +589,7 @@ async fn game_state(
     let req = parse_request(body, app.config.max_body_bytes)?;
     let record = replay(&req, &app.config)?;
     // Listing every legal turn can be heavy: it takes a slot of the pool like a search.
-    in_pool(&app, move |app| {
+    in_pool(&app, Asker::Player, move |app| {
         Ok(StateView::build(
             &record,
             app.config.max_listed_turns,
@@ -431,29 +600,53 @@ async fn game_state(
     .map(axum::Json)
 }
 
+/// Who asks for a slot of the search pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Asker {
+    /// A player waiting for the engine's turn or the legal turns: if every slot is taken, the
+    /// running analyses are told to finish with what they have.
+    Player,
+    /// An analysis or review: best effort, it yields to players.
+    Analysis,
+}
+
 /// Runs `work` on the blocking pool once a slot of the search pool is free (503 after
 /// [`ServerConfig::queue_timeout`]).
 async fn in_pool<T: Send + 'static>(
     app: &AppState,
+    asker: Asker,
     work: impl FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let permit = tokio::time::timeout(
-        app.config.queue_timeout,
-        app.searches.clone().acquire_owned(),
-    )
-    .await
-    .map_err(|_| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is busy; try again in a moment".into(),
-        )
-    })?
-    .map_err(|_| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is shutting down".into(),
-        )
-    })?;
+    let free = app.searches.clone().try_acquire_owned();
+    if free.is_err() && asker == Asker::Player {
+        let running = locked(&app.running_analyses);
+        for stop in running.iter() {
+            stop.raise();
+        }
+    }
+    let permit = match free {
+        Ok(permit) => Ok(Ok(permit)),
+        Err(_) => {
+            tokio::time::timeout(
+                app.config.queue_timeout,
+                app.searches.clone().acquire_owned(),
+            )
+            .await
+        }
+    };
+    let permit = permit
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is busy; try again in a moment".into(),
+            )
+        })?
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down".into(),
+            )
+        })?;
     let app = app.clone();
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -496,16 +689,43 @@ async fn search_request<T: Send + 'static>(
     work: impl FnOnce(GameSession, &AppState, &Stop) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<axum::Json<T>, ApiError> {
     let record = replay(req, &app.config)?;
-    let _analysing = if analysis {
-        Some(analysis_slot(app).await?)
-    } else {
-        None
-    };
     let stop = Stop::new();
     let _abandoned = RaiseOnDrop(stop.clone());
-    in_pool(app, move |app| work(record, app, &stop))
+    let (_analysing, _registered, asker) = if analysis {
+        let slot = analysis_slot(app).await?;
+        let registered = Running::register(app, &stop);
+        (Some(slot), Some(registered), Asker::Analysis)
+    } else {
+        (None, None, Asker::Player)
+    };
+    in_pool(app, asker, move |app| work(record, app, &stop))
         .await
         .map(axum::Json)
+}
+
+/// An analysis's stop flag in [`AppState::running_analyses`] while it runs.
+struct Running {
+    list: Arc<std::sync::Mutex<Vec<Stop>>>,
+    stop: Stop,
+}
+
+impl Running {
+    fn register(app: &AppState, stop: &Stop) -> Running {
+        locked(&app.running_analyses).push(stop.clone());
+        Running {
+            list: app.running_analyses.clone(),
+            stop: stop.clone(),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut list = locked(&self.list);
+        if let Some(at) = list.iter().position(|s| s.same_flag(&self.stop)) {
+            list.swap_remove(at);
+        }
+    }
 }
 
 /// Longest an analysis thinks in all (the first turn of its line gets two thirds of it).
@@ -515,7 +735,7 @@ const ANALYSIS_LINE: usize = 3;
 
 /// `POST /api/analysis`: the engine's evaluation of the game's position and the line it
 /// expects, thinking at the strongest level for [`ANALYSIS_TIME`] (the server's think cap if
-/// smaller), in the same pool as the searches and stopped when the client goes away.
+/// smaller), in the same pool as the searches and stopped when its request is dropped or a move needs the slot.
 async fn analysis(
     State(app): State<AppState>,
     body: Result<Bytes, BytesRejection>,

@@ -670,6 +670,36 @@ async fn analyses_never_take_the_slots_moves_need() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
+/// With one search slot, an analysis that holds it finishes with what it has as soon as a
+/// player's request needs the slot (issue 28 item 16: analyses took the only slot, moves p99
+/// 3.2 s).
+#[tokio::test]
+async fn an_analysis_yields_the_only_slot_to_a_move() {
+    let config = ServerConfig {
+        max_concurrent_searches: 1,
+        max_concurrent_analyses: 1,
+        ..ServerConfig::default()
+    };
+    let app = router(Arc::new(Ponderer), config);
+    // The ponderer's analysis would think about 0.8 s in all.
+    let analysing = tokio::spawn(post(app.clone(), "/api/analysis", json!({})));
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let started = std::time::Instant::now();
+    let (status, _) = post(app.clone(), "/api/move", json!({"level": "beginner"})).await;
+    assert_eq!(status, StatusCode::OK);
+    // The beginner thinks 0.1 s; without the yield the move waits for the whole analysis.
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(500),
+        "the move took {waited:?}"
+    );
+    // The analysis still answers, with what it had.
+    let (status, bytes) = analysing.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    let a: AnalysisView = serde_json::from_slice(&bytes).unwrap();
+    assert!(a.think_ms < 700, "{} ms", a.think_ms);
+}
+
 /// A position with one legal turn is judged by the position after it: the analysis and the
 /// review give it a score, never "no evaluation" (issue 28 item 14).
 #[tokio::test]

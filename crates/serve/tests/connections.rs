@@ -1,6 +1,8 @@
-//! The server on a real socket: idle connections are closed after the header timeout, and at
+//! The server on a real socket: idle connections are closed after the header timeout, at
 //! most `max_connections` are served at once (issue 16: idle connections starved the health
-//! probe).
+//! probe), one client gets at most its share of them and a body that trickles in is cut off
+//! (issue 28 item 7), a half-closed client gets its answer and hyper's own answers to
+//! unparsable requests carry JSON (item 16).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -90,4 +92,153 @@ fn connections_beyond_the_limit_wait_until_a_slot_frees() {
     // With the slots free, at once.
     let status = health(addr, Duration::from_secs(5)).unwrap();
     assert!(status.contains("200"), "{status}");
+}
+
+/// Sends `request` on a fresh connection and reads the whole answer (the server closes it).
+fn exchange(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// The status code and the JSON body of an answer.
+fn status_and_json(answer: &str) -> (u16, serde_json::Value) {
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"));
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    let json = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer:?}"));
+    (status, json)
+}
+
+#[test]
+fn a_client_that_half_closes_after_its_request_gets_the_answer() {
+    let (addr, _runtime) = start(ServerConfig::default());
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // A move takes the engine's think time: the end of the client's input arrives meanwhile.
+    let body = br#"{"level": "beginner"}"#;
+    let head = format!(
+        "POST /api/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (status, json) = status_and_json(&answer);
+    assert_eq!(status, 200, "{answer}");
+    assert!(json["engine_turn"]["turn"].is_string(), "{answer}");
+}
+
+#[test]
+fn a_body_that_trickles_in_is_cut_off_with_a_json_408() {
+    let (addr, _runtime) = start(ServerConfig {
+        body_timeout: Duration::from_millis(400),
+        ..ServerConfig::default()
+    });
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    stream
+        .write_all(b"POST /api/state HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n")
+        .unwrap();
+    // One byte every 100 ms: each read is quick, the whole body never comes.
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    stream.set_nonblocking(true).unwrap();
+    for _ in 0..100 {
+        let _ = stream.write_all(b" ");
+        std::thread::sleep(Duration::from_millis(100));
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(_) => break,
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let (status, json) = status_and_json(&answer);
+    assert_eq!(status, 408, "{answer}");
+    assert!(
+        json["error"].as_str().unwrap().contains("did not arrive"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn one_client_cannot_hold_every_connection() {
+    let (addr, _runtime) = start(ServerConfig {
+        max_connections_per_client: 2,
+        ..ServerConfig::default()
+    });
+    let holders: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(100));
+    // A third from the same address is answered at once, with the reason.
+    let started = Instant::now();
+    let answer = exchange(addr, b"GET /api/health HTTP/1.1\r\nhost: x\r\n\r\n");
+    let (status, json) = status_and_json(&answer);
+    assert_eq!(status, 503, "{answer}");
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .contains("too many connections")
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(holders);
+    std::thread::sleep(Duration::from_millis(100));
+    let status = health(addr, Duration::from_secs(5)).unwrap();
+    assert!(status.contains("200"), "{status}");
+}
+
+#[test]
+fn requests_hyper_cannot_parse_get_json_errors_too() {
+    let (addr, _runtime) = start(ServerConfig::default());
+    let folded = b"GET /api/health HTTP/1.1\r\nhost: x\r\nx-long: a\r\n  folded\r\n\r\n".to_vec();
+    let two_lengths =
+        b"POST /api/state HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}"
+            .to_vec();
+    let mut many = b"GET /api/health HTTP/1.1\r\nhost: x\r\n".to_vec();
+    for i in 0..120 {
+        many.extend_from_slice(format!("x-{i}: 1\r\n").as_bytes());
+    }
+    many.extend_from_slice(b"\r\n");
+    for (request, expected) in [(folded, 400), (two_lengths, 400), (many, 431)] {
+        let answer = exchange(addr, &request);
+        let (status, json) = status_and_json(&answer);
+        assert_eq!(status, expected, "{answer}");
+        assert!(json["error"].is_string(), "{answer}");
+        assert!(
+            answer.contains("content-type: application/json"),
+            "{answer}"
+        );
+    }
+    // The connection after them is served as usual.
+    assert!(
+        health(addr, Duration::from_secs(5))
+            .unwrap()
+            .contains("200")
+    );
 }

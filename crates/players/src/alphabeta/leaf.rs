@@ -88,11 +88,27 @@ impl LeafJudge {
         no_progress_limit: u32,
         tables: Option<&Tablebase>,
     ) -> Judgement {
+        self.judge_before(pos, no_progress_limit, tables, None)
+            .unwrap_or(Judgement::Score(0))
+    }
+
+    /// [`LeafJudge::judge`] that gives up at `deadline` (if any): `None` when the time ran
+    /// out before the search ended (a timed player's budget is kept whatever the judge's depth).
+    pub fn judge_before(
+        &mut self,
+        pos: &Position,
+        no_progress_limit: u32,
+        tables: Option<&Tablebase>,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Judgement> {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return None;
+        }
         let mut searcher = Searcher {
             tt: &mut self.tt,
             buffers: &mut self.buffers,
             nodes: 0,
-            deadline: None,
+            deadline,
             stop: &self.stop,
             stopped: false,
             path: Vec::new(),
@@ -116,7 +132,7 @@ impl LeafJudge {
             best
         };
         self.nodes += searcher.nodes;
-        judgement_of(score)
+        (!searcher.stopped).then(|| judgement_of(score))
     }
 }
 
@@ -181,5 +197,28 @@ mod tests {
             matches!(judged, Judgement::Score(s) if s.abs() < 50),
             "{judged:?}"
         );
+    }
+
+    #[test]
+    fn a_judge_out_of_time_says_so_instead_of_guessing() {
+        use std::time::{Duration, Instant};
+        let mut judge = LeafJudge::new(3, 4);
+        let pos = Position::start();
+        let past = Instant::now() - Duration::from_millis(1);
+        assert_eq!(judge.judge_before(&pos, 0, None, Some(past)), None);
+        assert_eq!(judge.nodes(), 0, "nothing searched after the deadline");
+        // A deadline that is far away changes nothing.
+        let later = Instant::now() + Duration::from_secs(3600);
+        let timed = judge.judge_before(&pos, 0, None, Some(later));
+        assert_eq!(timed, Some(LeafJudge::new(3, 4).judge(&pos, 0, None)));
+        // A deadline that passes during the search stops it (the clock is read every 1,024
+        // positions; depth 3 from the start searches far more than that in far more than
+        // 200 us): no judgement either.
+        let mut deep = LeafJudge::new(3, 4);
+        let soon = Instant::now() + Duration::from_micros(200);
+        assert_eq!(deep.judge_before(&pos, 0, None, Some(soon)), None);
+        let mut whole = LeafJudge::new(3, 4);
+        whole.judge(&pos, 0, None);
+        assert!(whole.nodes() > 10 * 1024, "{} positions", whole.nodes());
     }
 }
