@@ -1,5 +1,5 @@
-// Takes docs/screenshot.png (desktop, the engine's analysis on) and docs/screenshot-phone.png
-// (a phone held upright): a game a few turns in, played by clicking, with a stone selected
+// Takes docs/screenshot.png (desktop, the engine's analysis on), docs/screenshot-phone.png
+// (a phone held upright) and docs/screenshot-phone-sideways.png (held sideways): a game a few turns in, played by clicking, with a stone selected
 // so its legal steps show.
 //
 //   node screenshot.mjs            (starts ../target/debug/fanorona serve, or uses $FANORONA_URL)
@@ -46,6 +46,7 @@ const browser = await launchBrowser();
 try {
   await shoot(browser.context, server.url, { width: 1280, height: 760 }, 'screenshot.png', 3, true);
   await shoot(browser.context, server.url, { width: 390, height: 844 }, 'screenshot-phone.png', 3);
+  await shoot(browser.context, server.url, { width: 844, height: 390 }, 'screenshot-phone-sideways.png', 3);
 } finally {
   await browser.close();
   await server.stop();

@@ -322,8 +322,11 @@ describe('the page', () => {
     await waitForPhase(page, 'human');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 375, `page is ${width}px wide`);
+    // The board, as large as leaves the first row of buttons on the first screen.
     const box = await page.locator('#board').boundingBox();
-    assert.ok(box.width > 330, `board is ${box.width}px wide`);
+    assert.ok(box.width > 260, `board is ${box.width}px wide`);
+    const undo = await page.locator('#undo').boundingBox();
+    assert.ok(undo.y + undo.height <= 740, `undo ends at ${undo.y + undo.height}px`);
     await clickPoint(page, 'e2');
     await clickPoint(page, 'e3');
     await waitForPhase(page, ['human', 'over']);

@@ -79,7 +79,7 @@
 //! **Analysis** (the answer of `/api/analysis`): the engine thinks about the game's position
 //! at its strongest level for 0.8 s (the first turn of the line gets two thirds,
 //! each reply a sixth; the server's think cap bounds it), in the same pool as the moves, and
-//! stops when its request is dropped or a move needs its slot. `level` is ignored. For the start position:
+//! stops when the client goes away or a move needs its slot. `level` is ignored. For the start position:
 //!
 //! ```json
 //! {
@@ -131,11 +131,11 @@
 //! holds a slot a move or listing needs finishes at once with what it has); 512 connections
 //! at once, 64 from one address, each closed after 10 s without a complete request head (idle
 //! keep-alive included). Searches run on tokio's blocking pool, so the server keeps answering
-//! while they run; a search whose request is dropped (the request timeout, a client library
-//! giving up) is stopped. A client may close its sending side once its request is sent
-//! (a half-close) and still gets its answer: at the socket this looks the same as a client
-//! that has gone, so such a search runs to its think time (a move's level, 0.8 s for an
-//! analysis, which yields to moves anyway). On Ctrl-C the server stops accepting and exits
+//! while they run; a search whose client goes away (a closed tab, a cancelled request, the
+//! request timeout) is stopped. A client that closes its sending side after its request (a
+//! half-close) is taken as gone too: at the socket the two look the same, and freeing the
+//! slots of abandoned searches matters more; requests that need no search are answered first.
+//! On Ctrl-C the server stops accepting and exits
 //! without waiting for requests in flight.
 //!
 //! ```no_run

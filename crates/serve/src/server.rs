@@ -23,7 +23,7 @@ use crate::assets;
 use crate::error::ServeError;
 use crate::view::{
     AnalysisView, ErrorBody, GameRequest, InfoView, LevelView, MoveResponse, ReviewView, StateView,
-    judge, outcome_bar, turn_view,
+    judge, outcome_bar, outcome_stones, turn_view, white_stones,
 };
 use fanorona_players::Stop;
 use fanorona_session::levels::{Level, TurnChooser};
@@ -217,9 +217,14 @@ pub fn run(
 ///
 /// At most [`ServerConfig::max_connections`] at once (further clients wait in the listen
 /// queue) and [`ServerConfig::max_connections_per_client`] from one address (a connection
-/// beyond it gets a JSON 503 at once). A client may half-close its side after its request
-/// and still gets its answer. hyper's own answers to unparsable requests get JSON bodies
-/// ([`crate::wire::JsonParseErrors`]).
+/// beyond it gets a JSON 503 at once). hyper's own answers to unparsable requests get JSON
+/// bodies ([`crate::wire::JsonParseErrors`]).
+///
+/// A client that closes its side of the connection while its request is served is taken as
+/// gone, and its search is stopped: at the socket a half-close (`shutdown(SHUT_WR)`) looks
+/// exactly like a closed tab or a cancelled `fetch`, and stopping those searches at once is
+/// what keeps the slots free for the players still there (nginx does the same, its 499). A
+/// request that needs no search is answered before the end of input is read.
 pub async fn serve_connections(
     listener: tokio::net::TcpListener,
     chooser: Arc<dyn TurnChooser>,
@@ -232,7 +237,6 @@ pub async fn serve_connections(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(config.header_timeout)
-        .half_close(true)
         .keep_alive(true);
     let app = router(chooser, config);
     tokio::pin!(shutdown);
@@ -904,15 +908,18 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
     let turns = record.turns();
     let mut game = fanorona_engine::Game::from_position(*record.start(), app.config.rules);
     let mut bars = Vec::with_capacity(turns.len() + 1);
+    let mut stones = Vec::with_capacity(turns.len() + 1);
     let mut best = Vec::with_capacity(turns.len());
     let mut movers = Vec::with_capacity(turns.len());
     let mut complete = true;
     for i in 0..=turns.len() {
         let side = game.position().side_to_move();
         let (bar, preferred) = if let Some(outcome) = game.outcome() {
+            stones.push(Some(outcome_stones(outcome)));
             (Some(outcome_bar(outcome)), None)
         } else if Instant::now() >= end || stop.is_raised() {
             complete = false;
+            stones.push(None);
             (None, None)
         } else {
             let choice = think_scored(app, &game, Level::Easy, Instant::now() + REVIEW_STEP, stop)
@@ -922,6 +929,7 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
                         format!("the engine could not evaluate turn {}: {e}", i + 1),
                     )
                 })?;
+            stones.push(choice.info.score.map(|score| white_stones(side, score)));
             (
                 choice.info.score.map(|score| judge(side, score).1),
                 Some(choice.turn.to_string()),
@@ -942,7 +950,7 @@ fn review_game(record: &GameSession, app: &AppState, stop: &Stop) -> Result<Revi
         })?;
     }
     let played: Vec<String> = turns.iter().map(ToString::to_string).collect();
-    let mistakes = ReviewView::mistakes(&bars, &movers, &played, &best);
+    let mistakes = ReviewView::mistakes(&bars, &stones, &movers, &played, &best);
     Ok(ReviewView {
         bars,
         mistakes,

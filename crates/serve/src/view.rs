@@ -446,6 +446,37 @@ pub fn judge(side: Color, score: fanorona_players::Score) -> (String, f32, bool)
     }
 }
 
+/// Stones a forced result counts as in a review: more than any evaluation of a game that is
+/// still open says, so that walking into a forced loss is the largest mistake.
+pub const FORCED_STONES: f32 = 30.0;
+
+/// The engine's `score` for the side to move `side` as stones of advantage for White (one
+/// stone is 1.0; a forced or table result is [`FORCED_STONES`]; a network's value `v` counts
+/// as `5 v` stones), for measuring what a turn cost in the words a player uses.
+pub fn white_stones(side: Color, score: fanorona_players::Score) -> f32 {
+    use fanorona_players::Score as S;
+    use fanorona_tablebase::Wdl;
+    let sign = if side == Color::White { 1.0f32 } else { -1.0 };
+    let mover = match score {
+        S::Centistones(cs) => (cs as f32 / 100.0).clamp(-FORCED_STONES, FORCED_STONES),
+        S::WinIn(_) => FORCED_STONES,
+        S::LossIn(_) => -FORCED_STONES,
+        S::Value(v) => 5.0 * v.clamp(-1.0, 1.0),
+        S::Tablebase(probe) => match probe.wdl {
+            Wdl::Win => FORCED_STONES,
+            Wdl::Draw => 0.0,
+            Wdl::Loss => -FORCED_STONES,
+        },
+    };
+    sign * mover
+}
+
+/// A finished game's result in stones for White ([`white_stones`]): a win is
+/// [`FORCED_STONES`].
+pub fn outcome_stones(outcome: Outcome) -> f32 {
+    outcome_bar(outcome) * FORCED_STONES
+}
+
 /// A finished game's result as a bar from White's side: 1, 0 or -1.
 pub fn outcome_bar(outcome: Outcome) -> f32 {
     match outcome.winner() {
@@ -504,7 +535,7 @@ pub struct ReviewView {
     pub bars: Vec<Option<f32>>,
     /// The turns that cost their mover most, largest loss first (at most
     /// [`ReviewView::MAX_MISTAKES`] per side, each losing at least
-    /// [`ReviewView::MIN_DROP`]).
+    /// [`ReviewView::MIN_STONES`] stones of evaluation).
     pub mistakes: Vec<MistakeView>,
     /// Whether every position was evaluated in the time allowed.
     pub complete: bool,
@@ -531,19 +562,24 @@ pub struct MistakeView {
     pub after: f32,
     /// How much the mover lost, in bar units (0 to 2).
     pub loss: f32,
+    /// How much the mover lost in stones of evaluation (a forced loss walked into counts as
+    /// [`FORCED_STONES`] or more): the measure mistakes are found and ordered by, since the
+    /// bar flattens out once a side is far ahead.
+    pub stones: f32,
 }
 
 impl ReviewView {
     /// Most mistakes listed per side.
     pub const MAX_MISTAKES: usize = 3;
-    /// Smallest loss listed (an eighth of the bar's whole range of 2).
-    pub const MIN_DROP: f32 = 0.25;
+    /// Smallest loss listed: a stone's worth of evaluation.
+    pub const MIN_STONES: f32 = 1.0;
 
-    /// The mistakes of a game whose positions were evaluated as `bars` (before each turn, and
-    /// after the last) with the engine's preferred turn `best` at each, `movers[i]` having
-    /// played `played[i]`.
+    /// The mistakes of a game whose positions were evaluated as `bars` and `stones` (White's
+    /// side, before each turn and after the last) with the engine's preferred turn `best` at
+    /// each, `movers[i]` having played `played[i]`.
     pub fn mistakes(
         bars: &[Option<f32>],
+        stones: &[Option<f32>],
         movers: &[Color],
         played: &[String],
         best: &[Option<String>],
@@ -553,6 +589,11 @@ impl ReviewView {
             let (Some(before), Some(after)) = (bars[i], bars.get(i + 1).copied().flatten()) else {
                 continue;
             };
+            let (Some(stones_before), Some(stones_after)) =
+                (stones[i], stones.get(i + 1).copied().flatten())
+            else {
+                continue;
+            };
             let Some(Some(preferred)) = best.get(i) else {
                 continue;
             };
@@ -560,8 +601,8 @@ impl ReviewView {
                 continue;
             }
             let sign = if color == Color::White { 1.0 } else { -1.0 };
-            let loss = sign * (before - after);
-            if loss >= Self::MIN_DROP {
+            let lost_stones = sign * (stones_before - stones_after);
+            if lost_stones >= Self::MIN_STONES {
                 found.push(MistakeView {
                     index: i,
                     color,
@@ -569,11 +610,12 @@ impl ReviewView {
                     best: preferred.clone(),
                     before,
                     after,
-                    loss,
+                    loss: sign * (before - after),
+                    stones: lost_stones,
                 });
             }
         }
-        found.sort_by(|a, b| b.loss.total_cmp(&a.loss));
+        found.sort_by(|a, b| b.stones.total_cmp(&a.stones));
         let mut per_side = [0usize; 2];
         found.retain(|m| {
             let n = &mut per_side[usize::from(m.color == Color::Black)];
@@ -589,20 +631,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mistakes_are_the_movers_largest_losses_largest_first() {
-        // White moves on even turns, Black on odd; bars are White's view.
-        let bars = vec![
-            Some(0.0),  // turn 0, White: 0.0 -> -0.5, loses 0.5
-            Some(-0.5), // turn 1, Black: -0.5 -> -0.4, loses 0.1 (below the floor)
-            Some(-0.4), // turn 2, White: -0.4 -> 0.3, gains
-            Some(0.3),  // turn 3, Black: 0.3 -> 0.6, loses 0.3
-            Some(0.6),  // turn 4, White: 0.6 -> -0.9, loses 1.5
-            Some(-0.9), // turn 5, Black: unchanged
-            Some(-0.9), // turn 6, White: -0.9 -> -1.0, loses 0.1
-            Some(-1.0), // turn 7, Black: -1.0 -> -0.1, loses 0.9
-            Some(-0.1), // turn 8, White: the next position was not reached in time
+    fn mistakes_are_the_movers_largest_losses_in_stones_largest_first() {
+        // White moves on even turns, Black on odd; values are White's view, in stones.
+        let stones = vec![
+            Some(0.0),   // turn 0, White: 0 -> -2, loses 2
+            Some(-2.0),  // turn 1, Black: -2 -> -1.5, loses 0.5 (below the floor)
+            Some(-1.5),  // turn 2, White: -1.5 -> 3, gains
+            Some(3.0),   // turn 3, Black: 3 -> 4.5, loses 1.5
+            Some(4.5),   // turn 4, White: 4.5 -> -30 (walks into a forced loss), loses 34.5
+            Some(-30.0), // turn 5, Black: unchanged
+            Some(-30.0), // turn 6, White: still lost, loses nothing
+            Some(-30.0), // turn 7, Black: a forced win let go to -6: loses 24
+            Some(-6.0),  // turn 8, White: the next position was not reached in time
             None,
         ];
+        let bars: Vec<Option<f32>> = stones
+            .iter()
+            .map(|s| s.map(|s: f32| (s * 100.0 / 400.0).tanh()))
+            .collect();
         let movers: Vec<Color> = (0..9)
             .map(|i| {
                 if i % 2 == 0 {
@@ -614,7 +660,7 @@ mod tests {
             .collect();
         let played: Vec<String> = (0..9).map(|i| format!("t{i}")).collect();
         let mut best: Vec<Option<String>> = (0..9).map(|i| Some(format!("b{i}"))).collect();
-        let found = ReviewView::mistakes(&bars, &movers, &played, &best);
+        let found = ReviewView::mistakes(&bars, &stones, &movers, &played, &best);
         let got: Vec<(usize, Color)> = found.iter().map(|m| (m.index, m.color)).collect();
         assert_eq!(
             got,
@@ -625,10 +671,33 @@ mod tests {
                 (3, Color::Black)
             ]
         );
-        assert!((found[0].loss - 1.5).abs() < 1e-6);
-        // The engine's own choice is never a mistake, whatever the bars say.
+        assert!((found[0].stones - 34.5).abs() < 1e-4);
+        // Far behind, the bar hardly moves (-0.96 to -0.99), the stones do: 6 lost.
+        let far = [Some(-8.0), Some(-14.0)];
+        let far_bars: Vec<Option<f32>> = far
+            .iter()
+            .map(|s| s.map(|s: f32| (s / 4.0).tanh()))
+            .collect();
+        let found = ReviewView::mistakes(
+            &far_bars,
+            &far,
+            &[Color::Black],
+            &["x".into()],
+            &[Some("y".into())],
+        );
+        assert!(found.is_empty(), "Black gained: White's view fell");
+        let found = ReviewView::mistakes(
+            &far_bars,
+            &far,
+            &[Color::White],
+            &["x".into()],
+            &[Some("y".into())],
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].loss < 0.05 && (found[0].stones - 6.0).abs() < 1e-4);
+        // The engine's own choice is never a mistake, whatever the evaluation says.
         best[4] = Some("t4".into());
-        let found = ReviewView::mistakes(&bars, &movers, &played, &best);
+        let found = ReviewView::mistakes(&bars, &stones, &movers, &played, &best);
         assert!(found.iter().all(|m| m.index != 4));
     }
 }

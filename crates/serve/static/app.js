@@ -12,9 +12,11 @@
   const SPACING = 100;
   const MARGIN_X = 80; // room for the row numbers on both sides
   const MARGIN_Y = 56;
-  const MARGIN_PORTRAIT_X = 70; // upright: room for the file letters on both sides
-  const MARGIN_PORTRAIT_Y = 80;
+  const MARGIN_PORTRAIT_X = 84; // upright: room for the file letters on both sides
+  const MARGIN_PORTRAIT_Y = 84;
   const STONE_R = 34;
+  // Quiet turns before the no-progress limit at which the count turns into a warning.
+  const QUIET_WARNING = 10;
   const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
   const MOVE_MS = reducedMotion ? 0 : 320;
   const FADE_MS = reducedMotion ? 0 : 380;
@@ -61,6 +63,8 @@
     analysisOn: false, // show the engine's evaluation of the position on the board
     analysis: null, // {key, view}: the server's analysis of the position shown
     analysisRequest: null, // aborts the analysis on its way (the position changed)
+    notice: null, // a word for the player about their last click, shown in the status line
+    previous: null, // {start, turns, human}: the game a new game or a load replaced
   };
 
   // ---------------------------------------------------------------- geometry (drawing only)
@@ -69,8 +73,8 @@
   const parsePoint = (p) => [COLS.indexOf(p[0]), Number(p[1]) - 1];
   const flipped = () => (app.human === 'black') !== app.flip;
   // The drawing's size: 960 x 540 lying down, 540 x 960 upright.
-  const boardWidth = () => (app.portrait ? 540 : 960);
-  const boardHeight = () => (app.portrait ? 960 : 540);
+  const boardWidth = () => (app.portrait ? 2 * MARGIN_PORTRAIT_X + 4 * SPACING : 960);
+  const boardHeight = () => (app.portrait ? 2 * MARGIN_PORTRAIT_Y + 8 * SPACING : 540);
   function xy(p) {
     const [x, y] = parsePoint(p);
     const fx = flipped() ? 8 - x : x; // column of the lying board, 0-8
@@ -158,7 +162,7 @@
     for (let x = 0; x < 9; x += 1) {
       const [cx, cy] = xy(pointName(x, 0));
       if (app.portrait) {
-        for (const lx of [28, W - 28]) label(lx, cy + 9, COLS[x]);
+        for (const lx of [26, W - 26]) label(lx, cy + 11, COLS[x]);
       } else {
         label(cx, H - 13, COLS[x]);
       }
@@ -166,7 +170,7 @@
     for (let y = 0; y < 5; y += 1) {
       const [cx, cy] = xy(pointName(0, y));
       if (app.portrait) {
-        label(cx, H - 18, String(y + 1));
+        label(cx, H - 14, String(y + 1));
       } else {
         for (const lx of [30, W - 30]) label(lx, cy + 9, String(y + 1));
       }
@@ -180,16 +184,47 @@
         const [cx, cy] = xy(p);
         const hit = el('circle', { cx, cy, r: 48, class: 'hit', 'data-point': p, role: 'button' }, layers.hits);
         hit.addEventListener('click', () => onPoint(p));
-        hit.addEventListener('keydown', (e) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            onPoint(p);
-          }
+        hit.addEventListener('keydown', (e) => onPointKey(e, p));
+        // A click does not take the focus: the arrow keys keep looking back through the game
+        // for a player with a mouse; the keyboard reaches the points with Tab.
+        hit.addEventListener('mousedown', (e) => {
+          e.preventDefault();
+          // As a click on the page would: the focus leaves the control that had it.
+          if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
         });
         hit.addEventListener('mouseenter', () => previewCaptures(p));
         hit.addEventListener('mouseleave', () => previewCaptures(null));
       }
     }
+  }
+
+  // The keyboard on the board: Enter or Space is a click, and once a stone is picked the
+  // focus goes to its first destination (Tab then goes through the others); the arrow keys
+  // move between the points as they are drawn.
+  const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  function onPointKey(e, p) {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      e.stopPropagation();
+      onPoint(p);
+      const first = layers.marks.querySelector('.dest');
+      focusPoint(first && app.selected === p ? first.dataset.point : p);
+      return;
+    }
+    const d = ARROWS[e.key];
+    // Looking back, the arrows step through the game wherever the focus is.
+    if (!d || app.review) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const [x, y] = xy(p);
+    const next = [...layers.hits.children].find((h) => Number(h.getAttribute('cx')) === x + d[0] * SPACING
+      && Number(h.getAttribute('cy')) === y + d[1] * SPACING);
+    if (next) next.focus();
+  }
+
+  function focusPoint(p) {
+    const hit = layers.hits.querySelector(`[data-point="${p}"]`);
+    if (hit) hit.focus();
   }
 
   // ------------------------------------------------------------------------ stones
@@ -246,6 +281,7 @@
         setTimeout(() => s.remove(), FADE_MS + 50);
       }
     }
+    renderCounts();
     if (info.captured.length) await sleep(FADE_MS);
   }
 
@@ -284,6 +320,15 @@
   // ---------------------------------------------------------------------- clicks
 
   function onPoint(p) {
+    app.notice = null;
+    if (app.review) {
+      say('You are looking back at the game: » goes back to it.');
+      return;
+    }
+    if (app.phase === 'thinking') {
+      say(`Wait a moment: ${cap(other(app.human))} is thinking.`);
+      return;
+    }
     if (app.phase !== 'human' && app.phase !== 'chain') return;
     if (app.choice) {
       const picked = app.choice.options.find((o) => o.info.captured.includes(p));
@@ -296,17 +341,42 @@
     const options = nextOptions();
     if (app.prefix.length > 0) {
       const chainStone = app.prefix[app.prefix.length - 1].slice(2, 4);
-      tryDestination(options.filter((o) => o.info.from === chainStone), p);
+      if (!tryDestination(options.filter((o) => o.info.from === chainStone), p) && p !== chainStone) {
+        say(`The stone on ${chainStone} goes on capturing: pick one of the dots, or press End turn.`);
+      }
       return;
     }
     if (options.some((o) => o.info.from === p)) {
       app.selected = app.selected === p ? null : p;
       renderMarks();
+      renderStatus();
       return;
     }
     if (app.selected && tryDestination(options.filter((o) => o.info.from === app.selected), p)) return;
+    const selected = app.selected;
     app.selected = null;
     renderMarks();
+    say(whyNot(p, selected, options));
+  }
+
+  // Why a click on `p` did nothing (with `selected` the stone picked before it).
+  function whyNot(p, selected, options) {
+    const color = app.board.get(p);
+    const compulsory = options.some((o) => o.info.kind !== 'paika');
+    if (color && color !== app.human) return `That is a ${color} stone: you play ${cap(app.human)}.`;
+    if (color) {
+      return compulsory
+        ? `Capturing is compulsory: the stone on ${p} cannot capture. Pick a ringed stone.`
+        : `The stone on ${p} has no free point next to it.`;
+    }
+    if (selected) return `${p} is not a move for the stone on ${selected}: the dots show where it can go.`;
+    return compulsory ? 'Pick one of your ringed stones first: capturing is compulsory.' : 'Pick one of your stones first.';
+  }
+
+  // A word in the status line about the player's last click, until the next thing happens.
+  function say(text) {
+    app.notice = text;
+    renderStatus();
   }
 
   function tryDestination(fromSelected, p) {
@@ -459,7 +529,10 @@
       $('analysis-summary').textContent = `${cap(view.summary)}${view.exact ? '' : '.'}`;
       const line = view.line.map((t) => `${cap(t.color)} ${t.turn.replaceAll(',', ', ')}`).join(' → ');
       $('analysis-line').textContent = line ? `Expected: ${line}` : '';
-      $('analysis-detail').textContent = `${view.engine}${view.score ? `, ${view.score}` : ''}, ${view.think_ms} ms`;
+      const secs = (view.think_ms / 1000).toFixed(1);
+      $('analysis-detail').textContent = view.exact
+        ? `Exact (${view.engine}, ${secs} s).`
+        : `An estimate by ${view.engine} after ${secs} s of thought; a stone is worth 1.`;
     } else {
       $('analysis-summary').textContent = a && a.error ? `No analysis: ${a.error}` : 'Analysing…';
       $('analysis-line').textContent = '';
@@ -593,6 +666,7 @@
 
   function setPhase(phase, mover = null) {
     app.phase = phase;
+    app.notice = null;
     app.mover = mover;
     document.body.dataset.phase = phase;
     if (phase === 'animating') layers.last.textContent = '';
@@ -612,10 +686,13 @@
   function renderMarks() {
     clearMarks();
     for (const hit of layers.hits.children) {
-      hit.removeAttribute('tabindex');
+      // Every point can take the focus (the arrow keys move it); the ones that matter now
+      // are in the Tab order.
+      hit.setAttribute('tabindex', '-1');
       hit.setAttribute('aria-label', describePoint(hit.dataset.point));
     }
-    if (app.phase !== 'human' && app.phase !== 'chain') return;
+    // Looking back: the old position is only shown, nothing on it can be played.
+    if (app.review || (app.phase !== 'human' && app.phase !== 'chain')) return;
     const options = nextOptions();
     const focusable = new Set();
     if (app.prefix.length > 0) {
@@ -637,7 +714,8 @@
       for (const p of movable) {
         if (p === app.selected) continue;
         ring(p, compulsory ? 'can-capture' : 'movable');
-        focusable.add(p);
+        // With a stone picked, Tab goes through its destinations (the arrows reach the rest).
+        if (!app.selected) focusable.add(p);
       }
       if (app.selected) {
         ring(app.selected, 'selected');
@@ -655,6 +733,29 @@
     for (const hit of layers.hits.children) {
       if (focusable.has(hit.dataset.point)) hit.setAttribute('tabindex', '0');
     }
+  }
+
+  // The stones on the board as shown (during an animation, looking back), and the quiet
+  // turns of the position shown, with a warning when the draw by no progress comes near.
+  function renderCounts() {
+    let white = 0;
+    let black = 0;
+    for (const color of app.board.values()) {
+      if (color === 'white') white += 1;
+      else black += 1;
+    }
+    $('count-white').textContent = white;
+    $('count-black').textContent = black;
+    const s = app.review ? app.review.state : app.state;
+    if (!s) return;
+    const limit = s.no_progress_limit;
+    const quiet = s.no_capture_turns;
+    const near = limit > 0 && quiet > 0 && quiet >= limit - QUIET_WARNING;
+    $('quiet').textContent = quiet > 0
+      ? `${quiet}/${limit} quiet turns${near ? `: a draw after ${limit - quiet} more without a capture` : ''}`
+      : '';
+    $('quiet').classList.toggle('near', near);
+    $('tablebase').textContent = s.tablebase ? s.tablebase.message : '';
   }
 
   function drawDestinations(options, focusable) {
@@ -785,6 +886,18 @@
 
   // ------------------------------------------------------------------ review
 
+  // A device with a mouse has a keyboard to speak of; a phone's page does not mention keys.
+  const KEYBOARD = window.matchMedia('(hover: hover)').matches;
+
+  // Turn `i` (0-based) named as the move list numbers it: "5. Black".
+  function moveName(i) {
+    const start = (app.state && app.state.start) || app.start || START_FEN;
+    const fields = start.split(/\s+/);
+    const blackFirst = fields[1] === 'b';
+    const number = Number(fields[3] || 1) + Math.floor((i + (blackFirst ? 1 : 0)) / 2);
+    return `${number}. ${cap(sideAfter(i))}`;
+  }
+
   const canReview = () => app.review !== null || app.phase === 'human' || app.phase === 'over';
 
   // Look at the position after turn `index` (-1: the start; the last turn: back to the game).
@@ -840,9 +953,12 @@
     $('review-note').hidden = !app.review;
     if (app.review) {
       const i = app.review.index;
+      const how = KEYBOARD
+        ? ' Use ◀ ▶ or the arrow keys; » or Esc goes back to the game.'
+        : ' ◀ ▶ step through the game; » goes back to it.';
       $('review-note').textContent = i < 0
-        ? `The start position (${app.turns.length} turns played). Use ◀ ▶ or the arrow keys; » or Esc goes back to the game.`
-        : `After turn ${i + 1} of ${app.turns.length}: ${cap(sideAfter(i))} ${app.turns[i]}. Use ◀ ▶ or the arrow keys; » or Esc goes back to the game.`;
+        ? `The start position (${app.turns.length} turns played).${how}`
+        : `After ${moveName(i)} ${app.turns[i].replaceAll(',', ', ')} (turn ${i + 1} of ${app.turns.length}).${how}`;
     }
   }
 
@@ -877,7 +993,7 @@
     $('banner-title').textContent = title;
     const loser = outcome.winner ? other(outcome.winner) : null;
     $('banner-reason').textContent = REASONS[outcome.reason] ? REASONS[outcome.reason](loser) : outcome.message;
-    $('banner-result').textContent = `${outcome.result} · ${outcome.message}`;
+    $('banner-result').textContent = outcome.result;
     banner.dataset.reason = outcome.reason;
     banner.dataset.winner = outcome.winner || 'none';
     banner.className = `banner ${outcome.winner === null ? 'draw' : outcome.winner === app.human ? 'won' : 'lost'}`;
@@ -894,7 +1010,7 @@
     let text = '';
     let mover = s ? s.side_to_move : 'white';
     if (app.review) {
-      text = app.review.index < 0 ? 'Reviewing: the start position.' : `Reviewing: after turn ${app.review.index + 1}.`;
+      text = app.review.index < 0 ? 'Reviewing: the start position.' : `Reviewing: after ${moveName(app.review.index)}.`;
       mover = app.review.state.side_to_move;
     } else if (app.resigned) {
       text = `Game over: you resigned; ${cap(engine)} wins.`;
@@ -922,7 +1038,9 @@
         text += compulsory ? 'Capturing is compulsory: pick a ringed stone.' : 'No capture available: make a quiet move.';
       }
     }
-    if (!app.review && app.hint && (app.phase === 'human' || app.phase === 'chain')) {
+    if (app.notice) {
+      text = app.notice;
+    } else if (!app.review && app.hint && (app.phase === 'human' || app.phase === 'chain')) {
       text = `Hint: ${app.hint.text}`;
     } else if (!app.review && app.hintRequest && app.phase === 'human') {
       text = 'Looking for a hint…';
@@ -937,13 +1055,7 @@
     $('hint').disabled = !playing || app.hintRequest !== null;
     $('resign').disabled = !playing;
     if (!playing) resignArmed(false);
-    if (s) {
-      $('count-white').textContent = s.stones.white;
-      $('count-black').textContent = s.stones.black;
-      $('quiet').textContent = s.no_capture_turns > 0
-        ? `${s.no_capture_turns}/${s.no_progress_limit} quiet turns` : '';
-      $('tablebase').textContent = s.tablebase ? s.tablebase.message : '';
-    }
+    renderCounts();
   }
 
   function startSide() {
@@ -958,6 +1070,7 @@
   }
 
   function render() {
+    renderRestore();
     renderLastTurn();
     renderMarks();
     renderMoves();
@@ -980,10 +1093,11 @@
   // ------------------------------------------------------------------ controls
 
   // A new game from `start` (null: the standard start) with `turns` already played.
-  function newGame(start = null, turns = []) {
+  function newGame(start = null, turns = [], push = false) {
     newEpoch();
     app.start = start;
     app.turns = turns;
+    if (push) syncUrl(true);
     app.prefix = [];
     app.selected = null;
     app.bannerClosed = false;
@@ -1104,7 +1218,6 @@
 
   // The mistakes of the game so far: every position evaluated quickly by the server, the
   // turns that cost their mover most listed; a click looks at the position before one.
-  const signed = (b) => `${b > 0 ? '+' : ''}${b.toFixed(2)}`;
   $('find-mistakes').addEventListener('click', async () => {
     const epoch = app.epoch;
     const list = $('mistakes');
@@ -1116,18 +1229,21 @@
       if (epoch !== app.epoch) return;
       for (const m of r.mistakes) {
         const li = document.createElement('li');
-        const who = m.color === app.human ? `you (${cap(m.color)})` : cap(m.color);
-        li.textContent = `Turn ${m.index + 1}, ${who} played ${m.played.replaceAll(',', ', ')}: `
-          + `the evaluation went from ${signed(m.before)} to ${signed(m.after)}; `
+        const who = m.color === app.human ? ` (you)` : '';
+        const cost = m.stones >= 25
+          ? 'it threw away a won game or walked into a lost one'
+          : `it cost about ${m.stones.toFixed(1)} stones`;
+        li.textContent = `${moveName(m.index)}${who} ${m.played.replaceAll(',', ', ')}: ${cost}; `
           + `the engine preferred ${m.best.replaceAll(',', ', ')}.`;
         li.dataset.index = String(m.index);
         if (m.color === app.human) li.classList.add('mine');
         li.addEventListener('click', () => reviewAt(m.index - 1));
         list.appendChild(li);
       }
-      $('mistakes-note').textContent = (r.mistakes.length ? '' : 'No turn lost much of the evaluation. ')
-        + `Every position looked at briefly by ${r.engine} (${r.think_ms} ms)`
-        + `${r.complete ? '' : ', not all in the time allowed'}; the scale runs from -1 (Black wins) to +1 (White wins).`;
+      $('mistakes-note').textContent = (r.mistakes.length ? '' : 'No turn cost its player a stone or more. ')
+        + `Every position looked at briefly by ${r.engine} (${(r.think_ms / 1000).toFixed(1)} s)`
+        + `${r.complete ? '' : ', not all in the time allowed'}; a mistake is a turn that cost its player `
+        + 'a stone or more of the evaluation.';
     } catch (e) {
       if (epoch === app.epoch) $('mistakes-note').textContent = `No review: ${e.message}`;
     } finally {
@@ -1146,6 +1262,14 @@
   $('flip').addEventListener('click', () => {
     app.flip = !app.flip;
     redraw();
+  });
+
+  // The header's "How to play" opens the rules in the panel and shows them.
+  $('help-open').addEventListener('click', () => {
+    const help = $('help');
+    help.open = true;
+    help.scrollIntoView({ block: 'start', behavior: reducedMotion ? 'auto' : 'smooth' });
+    help.querySelector('summary').focus({ preventScroll: true });
   });
 
   $('nav-first').addEventListener('click', () => reviewAt(-1));
@@ -1213,29 +1337,79 @@
     }
   });
 
-  $('load-game').addEventListener('click', () => {
+  // A game is loaded only once the server has replayed it: a text that is no game leaves the
+  // game on the board as it was.
+  $('load-game').addEventListener('click', async () => {
     let game;
     try {
       game = parseGameText($('record-text').value);
     } catch (e) {
-      recordNote(`Could not load: ${e.message}.`);
+      recordNote(`Could not load: ${e.message}. Your game is unchanged.`);
       return;
     }
-    recordNote(`Loaded ${game.turns.length} turns.`);
-    newGame(game.start, game.turns);
+    recordNote('Checking the game…');
+    const body = { turns: game.turns };
+    if (game.start) body.start = game.start;
+    try {
+      await api('/api/state', body, null);
+    } catch (e) {
+      recordNote(`Could not load: ${e.message}. Your game is unchanged.`);
+      return;
+    }
+    replaceGame(game.start, game.turns);
+    recordNote(`Loaded ${game.turns.length} turn${game.turns.length === 1 ? '' : 's'}.`);
   });
+
+  // A new game, a loaded one or a change of colour replaces the game on the board: the game
+  // it replaces can be had back, with the browser's Back or the "Back to it" button.
+  function replaceGame(start, turns, human = app.human) {
+    if (app.turns.length > 0) {
+      app.previous = { start: app.start, turns: app.turns.slice(), human: app.human, at: turns.length };
+    }
+    app.human = human;
+    $('color').value = human;
+    newGame(start, turns, true);
+  }
+
+  function renderRestore() {
+    const prev = app.previous;
+    // Offered until the new game has gone on by a turn of the player's.
+    const open = prev && app.turns.length <= prev.at + 1;
+    $('restore').hidden = !open;
+    if (open) {
+      const n = prev.turns.length;
+      $('restore-text').textContent = `Your previous game (${n} turn${n === 1 ? '' : 's'}, ${cap(prev.human)}) was put aside.`;
+    }
+  }
+
+  $('restore-game').addEventListener('click', () => {
+    const prev = app.previous;
+    if (prev) replaceGame(prev.start, prev.turns, prev.human);
+  });
+
+  // The browser's Back and Forward: the game of that address.
+  window.addEventListener('popstate', () => {
+    const p = new URLSearchParams(window.location.search);
+    app.human = p.get('color') === 'black' ? 'black' : 'white';
+    $('color').value = app.human;
+    const level = p.get('level');
+    if (level && levels.some((l) => l.name === level)) {
+      app.level = level;
+      $('level').value = level;
+      describeLevel();
+    }
+    newGame(p.get('fen') || null, (p.get('turns') || '').split(/\s+/).filter(Boolean));
+  });
+
   // "New game" starts from the standard start, also on a page opened with ?fen=; the banner's
   // button at the end of a game from a set-up position plays that position again.
-  $('new-game').addEventListener('click', () => newGame());
-  $('banner-new').addEventListener('click', () => newGame(app.start));
+  $('new-game').addEventListener('click', () => replaceGame(null, []));
+  $('banner-new').addEventListener('click', () => replaceGame(app.start, []));
   $('banner-close').addEventListener('click', () => {
     app.bannerClosed = true;
     renderBanner();
   });
-  $('color').addEventListener('change', (e) => {
-    app.human = e.target.value;
-    newGame(app.start);
-  });
+  $('color').addEventListener('change', (e) => replaceGame(app.start, [], e.target.value));
   $('level').addEventListener('change', (e) => {
     app.level = e.target.value;
     syncUrl();
@@ -1281,13 +1455,15 @@
 
   // The address carries the whole game (colour, level, start position, turns), so a reload
   // keeps it and a link shares it.
-  function syncUrl() {
+  function syncUrl(push = false) {
     const p = new URLSearchParams();
     p.set('color', app.human);
     p.set('level', app.level);
     if (app.start) p.set('fen', app.start);
     if (app.turns.length > 0) p.set('turns', app.turns.join(' '));
-    history.replaceState(null, '', `${window.location.pathname}?${p}`);
+    const url = `${window.location.pathname}?${p}`;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
     // The current game is also kept in this browser, for a later visit to the bare address.
     try {
       localStorage.setItem('fanorona-game', p.toString());
@@ -1298,6 +1474,7 @@
 
   async function init() {
     $('color').value = app.human;
+    const askedColor = params.get('color');
     let unknownLevel = null;
     try {
       const info = await fetch('/api/info').then((r) => r.json());
@@ -1322,7 +1499,12 @@
     describeLevel();
     const turns = (params.get('turns') || '').split(/\s+/).filter(Boolean);
     newGame(params.get('fen') || null, turns);
-    if (unknownLevel) showError(`There is no level "${unknownLevel}"; playing ${app.level}.`);
+    const problems = [];
+    if (unknownLevel) problems.push(`There is no level "${unknownLevel}"; playing ${app.level}.`);
+    if (askedColor && askedColor !== 'white' && askedColor !== 'black') {
+      problems.push(`There is no colour "${askedColor}" (white or black); you play ${cap(app.human)}.`);
+    }
+    if (problems.length) showError(problems.join(' '));
   }
 
   // A handle for tests and the curious: the game so far and the server's state.

@@ -716,3 +716,60 @@ async fn a_forced_turn_is_judged_by_the_position_after_it() {
     assert!(r.complete, "{r:?}");
     assert!(r.bars[0].is_some_and(|b| b > 0.5), "{r:?}");
 }
+
+/// A game that one side loses heavily has mistakes, even once the bar has flattened out
+/// (issue 29 item 10: a 10-turn game Black lost 22 stones to 2 was said to have none).
+#[tokio::test]
+async fn a_game_lost_heavily_has_its_mistakes_found() {
+    // White plays the engine's easy level; Black always plays the legal turn that captures
+    // least, the longest quiet step when it can.
+    let mut turns: Vec<String> = Vec::new();
+    for _ in 0..16 {
+        let s = state(json!({ "turns": turns })).await;
+        if s.outcome.is_some() {
+            break;
+        }
+        let turn = if s.side_to_move == Color::White {
+            engine_move(json!({"turns": turns, "level": "easy"}))
+                .await
+                .engine_turn
+                .unwrap()
+                .turn
+        } else {
+            let captured = |turn: &Vec<String>| -> usize {
+                (1..=turn.len())
+                    .map(|k| {
+                        s.steps
+                            .get(&turn[..k].join(","))
+                            .map_or(0, |step| step.captured.len())
+                    })
+                    .sum()
+            };
+            let worst = s
+                .legal_turns
+                .iter()
+                .min_by_key(|turn| captured(turn))
+                .unwrap();
+            worst.join(",")
+        };
+        turns.push(turn);
+    }
+    let end = state(json!({ "turns": turns })).await;
+    assert!(
+        end.stones.white >= end.stones.black + 5,
+        "White is far ahead: {:?}",
+        end.stones
+    );
+    let r: ReviewView = ok(app(), "/api/review", json!({ "turns": turns })).await;
+    let black: Vec<_> = r
+        .mistakes
+        .iter()
+        .filter(|m| m.color == Color::Black)
+        .collect();
+    assert!(!black.is_empty(), "{r:?}");
+    assert!(black.iter().all(|m| m.stones >= 1.0), "{r:?}");
+    // Once White is far ahead the bar hardly moves: a mistake there is found by its stones.
+    assert!(black.iter().any(|m| m.loss < 0.25), "{r:?}");
+    // Largest first.
+    assert!(r.mistakes.windows(2).all(|w| w[0].stones >= w[1].stones));
+}

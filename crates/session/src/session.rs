@@ -48,6 +48,9 @@ impl GameSession {
             Some(text) => parse_position(text).map_err(ReplayError::Start)?,
             None => Position::start(),
         };
+        if start.occupied().is_empty() {
+            return Err(ReplayError::NoStones);
+        }
         if turns.len() > max_turns {
             return Err(ReplayError::TooLong {
                 count: turns.len(),
@@ -154,6 +157,9 @@ pub enum ReplayError {
     /// The start position is not valid notation.
     #[error("start position: {0}")]
     Start(ParseError),
+    /// A start position without a single stone: no game to play.
+    #[error("start position: the board has no stones; a game needs at least one")]
+    NoStones,
     /// More turns than the server accepts.
     #[error("the game has {count} turns; at most {max} are accepted")]
     TooLong {
@@ -329,6 +335,15 @@ mod tests {
         );
         let e = GameSession::replay(None, &["d2e3a"; 3], Rules::default(), 2).unwrap_err();
         assert!(matches!(e, ReplayError::TooLong { count: 3, max: 2 }));
+        // An empty board is no game (issue 29 item 13); one side without stones is a game
+        // that is over.
+        let none: [&str; 0] = [];
+        let e =
+            GameSession::replay(Some("9/9/9/9/9 w 0 1"), &none, Rules::default(), 2).unwrap_err();
+        assert!(matches!(e, ReplayError::NoStones), "{e}");
+        assert!(e.to_string().starts_with("start position: "), "{e}");
+        let over = GameSession::replay(Some("9/9/4W4/9/9 b 0 1"), &none, Rules::default(), 2);
+        assert!(over.unwrap().game().outcome().is_some());
     }
 
     #[test]

@@ -120,10 +120,17 @@ fn quiet_tensorboard_panics() {
 
 /// What the user sees while training: a progress bar with the phase and rates on a terminal,
 /// plain log lines (at most one every few seconds per phase) otherwise.
+///
+/// On a terminal, each phase's last figures (its losses, its rates) stay on the screen as a
+/// line above the bar when the next phase starts, and an update for a phase other than the
+/// current one (a self-play thread finishing after training started) is not drawn.
 pub struct Progress {
     bar: Option<ProgressBar>,
     last_line: Instant,
     every: Duration,
+    /// The phase the bar shows, and its last report (done, total, message).
+    current: String,
+    last: Option<(u64, u64, String)>,
 }
 
 impl Progress {
@@ -141,11 +148,28 @@ impl Progress {
             bar,
             last_line: Instant::now() - Duration::from_secs(60),
             every: Duration::from_secs(10),
+            current: String::new(),
+            last: None,
         }
+    }
+
+    /// The line that keeps the current phase's last report once the bar moves on.
+    fn summary(&self) -> Option<String> {
+        let (done, total, message) = self.last.as_ref()?;
+        Some(
+            format!("{}: {done}/{total} {message}", self.current)
+                .trim_end()
+                .to_string(),
+        )
     }
 
     /// Start a phase of `total` units.
     pub fn phase(&mut self, name: &str, total: u64) {
+        if let (Some(bar), Some(summary)) = (&self.bar, self.summary()) {
+            bar.println(summary);
+        }
+        self.current = name.to_string();
+        self.last = None;
         if let Some(bar) = &self.bar {
             bar.set_prefix(name.to_string());
             bar.set_length(total);
@@ -158,9 +182,12 @@ impl Progress {
     /// Report `done` units and a message with rates.
     pub fn update(&mut self, phase: &str, done: u64, total: u64, message: &str) {
         match &self.bar {
+            // A report of a phase that has ended is not drawn under the next one's label.
+            Some(_) if phase != self.current => {}
             Some(bar) => {
                 bar.set_position(done);
                 bar.set_message(message.to_string());
+                self.last = Some((done, total, message.to_string()));
             }
             None => {
                 if self.last_line.elapsed() >= self.every || done >= total {
@@ -179,8 +206,12 @@ impl Progress {
         }
     }
 
-    /// Remove the bar.
-    pub fn finish(&self) {
+    /// Remove the bar, keeping the last phase's report as a line.
+    pub fn finish(&mut self) {
+        if let (Some(bar), Some(summary)) = (&self.bar, self.summary()) {
+            bar.println(summary);
+        }
+        self.last = None;
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
@@ -190,6 +221,31 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_phase_keeps_its_last_report_and_ignores_reports_of_others() {
+        let mut progress = Progress::new(true);
+        if let Some(bar) = &progress.bar {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        progress.phase("gen 0 self-play", 8);
+        progress.update("gen 0 self-play", 8, 8, "3.0 games/s");
+        progress.phase("gen 0 training", 100);
+        // A late self-play report: not drawn under the training label.
+        progress.update("gen 0 self-play", 8, 8, "2.9 games/s");
+        let bar = progress.bar.clone().unwrap();
+        assert_eq!(bar.prefix(), "gen 0 training");
+        assert_eq!(bar.message(), "");
+        progress.update("gen 0 training", 10, 100, "loss 1.234");
+        assert_eq!(bar.message(), "loss 1.234");
+        // What stays on the screen when the next phase starts.
+        assert_eq!(
+            progress.summary().as_deref(),
+            Some("gen 0 training: 10/100 loss 1.234")
+        );
+        progress.phase("gen 1 self-play", 8);
+        assert_eq!(progress.summary(), None);
+    }
 
     #[test]
     fn an_unwritable_tensorboard_folder_turns_tensorboard_off_with_a_warning() {

@@ -551,6 +551,9 @@ impl<W: Write> Session<W> {
             pos.side_to_move()
         );
         writeln!(self.out, "{counts}")?;
+        if let Some(warning) = quiet_warning(&pos, self.session.game().rules().no_progress_limit) {
+            writeln!(self.out, "{warning}")?;
+        }
         if let Some(last) = last {
             writeln!(self.out, "{last}")?;
         }
@@ -610,6 +613,22 @@ fn chain_continuation(pos: &Position) -> Option<Vec<Step>> {
         }
     });
     best.1
+}
+
+/// Quiet turns before the no-progress limit at which the count is shown.
+const QUIET_WARNING: u32 = 10;
+
+/// The count of turns without a capture once the no-progress draw is near (the page shows the
+/// same): `None` while it is far, or with the rule off (`limit` 0).
+fn quiet_warning(pos: &Position, limit: u32) -> Option<String> {
+    let quiet = pos.no_capture_turns();
+    if limit == 0 || quiet == 0 || quiet + QUIET_WARNING < limit {
+        return None;
+    }
+    let left = limit.saturating_sub(quiet);
+    Some(format!(
+        "{quiet}/{limit} turns without a capture: a draw after {left} more"
+    ))
 }
 
 fn capitalised(c: Color) -> &'static str {
@@ -686,6 +705,20 @@ mod tests {
         assert_eq!(lines[2], "    | \\ | / | \\ | / | \\ | / | \\ | / |");
         assert_eq!(lines[5], " 3  B - W - B - W - . - B - W - B - W  3");
         assert_eq!(lines[9], " 1  W - W - W - W - W - W - W - W - W  1");
+    }
+
+    #[test]
+    fn the_quiet_turns_are_counted_once_the_draw_is_near() {
+        // 44 quiet turns of 50: the board says how many are left.
+        let mut s = session("9/9/9/9/W7B w 44 30", Color::White);
+        let shown = run(&mut s, "");
+        assert!(
+            shown.contains("44/50 turns without a capture: a draw after 6 more"),
+            "{shown}"
+        );
+        // Far from the limit it is not shown.
+        let mut s = session("9/9/9/9/W7B w 12 30", Color::White);
+        assert!(!run(&mut s, "").contains("without a capture"));
     }
 
     #[test]
