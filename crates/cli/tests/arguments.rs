@@ -150,3 +150,31 @@ fn a_fifo_in_place_of_a_file_is_refused_not_waited_on() {
     );
     assert!(text.contains("fifo"), "{text}");
 }
+
+/// A missing model is named once, with its path (issue 29 item 18 saw "No such file or
+/// directory (os error 2)" twice, without the path), and `train --help` says that
+/// `--generations` counts more generations, not a total (item 16).
+#[test]
+fn a_missing_model_is_named_once_and_train_says_what_generations_counts() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args([
+            "pit",
+            "net:path=/nonexistent-folder/m.fnm",
+            "random",
+            "--games",
+            "2",
+            "--no-tablebases",
+        ])
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("/nonexistent-folder/m.fnm"), "{stderr}");
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+    let help = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["train", "--help"])
+        .output()
+        .expect("the binary runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("this many more generations"), "{help}");
+}
