@@ -292,31 +292,83 @@ fn bench_net_reports_rates() {
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "GFLOP/s",
-        "% of peak",
+        "against the widest level's peak",
         "measured fp32 peak",
         "full evaluation path at batch 64",
         "samples/s",
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
-    // One line per batch size, `batch <B>: burn <X> evals/s, native <Y> evals/s, <R>x`, with
-    // the ratio of the two rates.
+    // One line per batch size: `batch <B>: burn <X> evals/s (<P>%)`, then for every SIMD level
+    // this CPU runs `; native <level> <Y> evals/s, <G> GFLOP/s (<Q>%), <R>x burn`, with the
+    // ratio of the two rates.
+    let natives = |line: &str| -> Vec<(String, f64)> {
+        let (head, rest) = line.split_once("; native ").expect(line);
+        let burn: f64 = head
+            .split_once(": burn ")
+            .and_then(|(_, r)| r.split_once(" evals/s"))
+            .map(|(v, _)| v.parse().expect(line))
+            .expect(line);
+        assert!(burn > 0.0, "{line}");
+        rest.split("; native ")
+            .map(|part| {
+                let (level, rest) = part.split_once(' ').expect(line);
+                let (native, rest) = rest.split_once(" evals/s, ").expect(line);
+                let native: f64 = native.parse().expect(line);
+                let ratio: f64 = rest
+                    .rsplit_once(", ")
+                    .and_then(|(_, r)| r.strip_suffix("x burn"))
+                    .map(|r| r.parse().expect(line))
+                    .expect(line);
+                assert!(native > 0.0, "{line}");
+                assert!(
+                    (ratio - native / burn).abs() < 0.01 + 0.01 * ratio,
+                    "{line}"
+                );
+                (level.to_string(), native)
+            })
+            .collect()
+    };
     for batch in [1, 8, 64, 256] {
         let prefix = format!("batch {batch}: burn ");
         let line = text
             .lines()
             .find(|l| l.starts_with(&prefix))
             .unwrap_or_else(|| panic!("no line for batch {batch}: {text}"));
-        let rest = line[prefix.len()..].strip_suffix('x').expect(line);
-        let (burn, rest) = rest.split_once(" evals/s, native ").expect(line);
-        let (native, ratio) = rest.split_once(" evals/s, ").expect(line);
-        let [burn, native, ratio] = [burn, native, ratio].map(|v| v.parse::<f64>().expect(line));
-        assert!(burn > 0.0 && native > 0.0, "{line}");
-        assert!(
-            (ratio - native / burn).abs() < 0.01 + 0.01 * ratio,
+        let levels: Vec<String> = natives(line).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(
+            levels.last().map(String::as_str),
+            Some("portable"),
             "{line}"
         );
     }
+    // One level asked for: that one alone; the environment variable picks the default of
+    // every command; a level that does not exist is refused.
+    let small = [
+        "bench-net",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--seconds",
+        "0.02",
+        "--train-batch",
+        "8",
+    ];
+    let out = run(bin().args(small).args(["--simd", "portable"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("batch 64:"))
+        .expect(&text);
+    let levels: Vec<String> = natives(line).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(levels, ["portable"], "{line}");
+    let out = run(bin().args(small).env("FANORONA_SIMD", "portable"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(the default: portable)"), "{text}");
+    let out = bin().args(small).args(["--simd", "avx9"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected avx512, avx2 or portable"));
     // With a config, the network its `[model]` section trains; flags override it.
     let out = run(bin()
         .args(["bench-net", "--config"])

@@ -40,11 +40,15 @@ pub enum SimdLevel {
 }
 
 impl SimdLevel {
-    /// The widest level this CPU has.
+    /// The level the `FANORONA_SIMD` environment variable names (`avx512`, `avx2`,
+    /// `portable`: the same names and variable as the network's native path) when this CPU
+    /// has it, else the widest level this CPU has.
     pub fn detect() -> SimdLevel {
-        Self::available()
-            .into_iter()
-            .last()
+        let available = Self::available();
+        let named = std::env::var("FANORONA_SIMD").ok();
+        named
+            .and_then(|name| available.iter().copied().find(|l| l.name() == name.trim()))
+            .or_else(|| available.last().copied())
             .unwrap_or(SimdLevel::Portable)
     }
 

@@ -8,19 +8,23 @@
 //! (one per window row), so no im2col copy is made. A 1x1 convolution or a linear layer is the
 //! one-segment case. The right operand is a weight panel repacked at load as `[K][NR]`.
 //!
-//! Two implementations share that contract and are tested against each other and against a
-//! plain reference: AVX2 with FMA (12 accumulators of 8 lanes, weights loaded once per `k` and
-//! each input broadcast), and a portable one that the compiler vectorises for whatever the
-//! target has. [`SimdLevel::detect`] picks at run time.
+//! Three implementations share that contract and are tested against each other and against a
+//! plain reference: AVX-512 (tiles of 12 rows, one 16-lane accumulator a row, weights loaded
+//! once per `k` and each input broadcast), AVX2 with FMA (tiles of 6 rows, two 8-lane
+//! accumulators a row), and a portable one that the compiler vectorises for whatever the
+//! target has. [`SimdLevel::detect`] picks at run time (the best the CPU has, or the one
+//! [`prefer`] or the `FANORONA_SIMD` environment variable names).
 
-/// Rows of a tile.
-pub const MR: usize = 6;
+/// Most rows of a tile (the AVX-512 kernel's; [`SimdLevel::tile_rows`] is each level's).
+pub const MR: usize = 12;
 /// Columns of a tile (and of a repacked weight panel).
 pub const NR: usize = 16;
 
 /// The kernels this build has, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SimdLevel {
+    /// 512-bit AVX-512 (AVX-512F: Intel server CPUs since 2017, AMD since Zen 4).
+    Avx512,
     /// 256-bit AVX2 with fused multiply-add (x86-64 CPUs since about 2013).
     Avx2,
     /// Plain Rust, vectorised by the compiler for the build's target (SSE2 on x86-64, NEON on
@@ -29,20 +33,46 @@ pub enum SimdLevel {
 }
 
 impl SimdLevel {
-    /// The best level this CPU runs.
+    /// The level to run: the one [`prefer`] set, else the one the `FANORONA_SIMD`
+    /// environment variable names (`avx512`, `avx2` or `portable`), when this CPU runs it;
+    /// else the best this CPU runs.
     pub fn detect() -> SimdLevel {
+        if let Some(level) = preferred().filter(|l| l.is_available()) {
+            return level;
+        }
+        if let Some(level) = SimdLevel::from_env().filter(|l| l.is_available()) {
+            return level;
+        }
         SimdLevel::available()[0]
+    }
+
+    /// The level `FANORONA_SIMD` names, if it names one.
+    pub fn from_env() -> Option<SimdLevel> {
+        std::env::var("FANORONA_SIMD").ok()?.trim().parse().ok()
     }
 
     /// Every level this CPU runs, best first (the portable one always last).
     pub fn available() -> Vec<SimdLevel> {
         let mut levels = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            levels.push(SimdLevel::Avx2);
+        {
+            if std::is_x86_feature_detected!("avx512f") {
+                levels.push(SimdLevel::Avx512);
+            }
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                levels.push(SimdLevel::Avx2);
+            }
         }
         levels.push(SimdLevel::Portable);
         levels
+    }
+
+    /// Rows of the tiles this level's kernel takes (1 to [`MR`]).
+    pub fn tile_rows(self) -> usize {
+        match self {
+            SimdLevel::Avx512 => 12,
+            SimdLevel::Avx2 | SimdLevel::Portable => 6,
+        }
     }
 
     /// Whether this CPU runs the level.
@@ -50,9 +80,10 @@ impl SimdLevel {
         SimdLevel::available().contains(&self)
     }
 
-    /// The level's name: `avx2` or `portable`.
+    /// The level's name: `avx512`, `avx2` or `portable`.
     pub fn name(self) -> &'static str {
         match self {
+            SimdLevel::Avx512 => "avx512",
             SimdLevel::Avx2 => "avx2",
             SimdLevel::Portable => "portable",
         }
@@ -69,12 +100,37 @@ impl std::str::FromStr for SimdLevel {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
+            "avx512" => Ok(SimdLevel::Avx512),
             "avx2" => Ok(SimdLevel::Avx2),
             "portable" => Ok(SimdLevel::Portable),
             other => Err(format!(
-                "unknown SIMD level `{other}`; expected avx2 or portable"
+                "unknown SIMD level `{other}`; expected avx512, avx2 or portable"
             )),
         }
+    }
+}
+
+/// The level [`SimdLevel::detect`] returns from now on, for the whole process (`None`: back
+/// to the environment variable or the best): `bench-net --simd` sets it. A level this CPU
+/// does not run is ignored.
+pub fn prefer(level: Option<SimdLevel>) {
+    let code = match level {
+        None => 0,
+        Some(SimdLevel::Avx512) => 1,
+        Some(SimdLevel::Avx2) => 2,
+        Some(SimdLevel::Portable) => 3,
+    };
+    PREFERRED.store(code, std::sync::atomic::Ordering::Relaxed);
+}
+
+static PREFERRED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+fn preferred() -> Option<SimdLevel> {
+    match PREFERRED.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Some(SimdLevel::Avx512),
+        2 => Some(SimdLevel::Avx2),
+        3 => Some(SimdLevel::Portable),
+        _ => None,
     }
 }
 
@@ -101,15 +157,16 @@ impl Rows<'_> {
     }
 
     /// Whether every row's every segment lies inside `a` and the tile's shape is one the
-    /// kernels take. Checked before every kernel call: the fast kernel indexes without checks.
-    fn fits(&self, panel: &[f32]) -> bool {
+    /// kernel of `level` takes. Checked before every kernel call: the fast kernels index
+    /// without checks.
+    fn fits(&self, level: SimdLevel, panel: &[f32]) -> bool {
         let rows = self.bases.len();
         let reach = self
             .segments
             .last()
             .map_or(0, |&last| last + self.segment_len);
         let ascending = self.segments.windows(2).all(|w| w[0] <= w[1]);
-        (1..=MR).contains(&rows)
+        (1..=level.tile_rows()).contains(&rows)
             && ascending
             && self
                 .bases
@@ -124,10 +181,15 @@ impl Rows<'_> {
 /// # Panics
 ///
 /// If a row reaches outside `a`, the panel is shorter than `K x NR` or the row count is not 1
-/// to [`MR`] (callers size their buffers so that this never happens).
+/// to the level's [`SimdLevel::tile_rows`] (callers size their tiles so that this never
+/// happens). A level this CPU does not run falls back to the portable kernel.
 pub fn tile(level: SimdLevel, rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
-    assert!(rows.fits(panel), "kernel operands out of bounds");
+    assert!(rows.fits(level, panel), "kernel operands out of bounds");
     match level {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 if SimdLevel::Avx512.is_available_cached() => {
+            avx512::tile(rows, panel, out)
+        }
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 if SimdLevel::Avx2.is_available_cached() => avx2::tile(rows, panel, out),
         _ => portable::tile(rows, panel, out),
@@ -140,7 +202,9 @@ impl SimdLevel {
     fn is_available_cached(self) -> bool {
         use std::sync::OnceLock;
         static AVX2: OnceLock<bool> = OnceLock::new();
+        static AVX512: OnceLock<bool> = OnceLock::new();
         match self {
+            SimdLevel::Avx512 => *AVX512.get_or_init(|| std::is_x86_feature_detected!("avx512f")),
             SimdLevel::Avx2 => *AVX2.get_or_init(|| {
                 std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
             }),
@@ -149,8 +213,8 @@ impl SimdLevel {
     }
 }
 
-/// Calls `$kernel::<M>` with `M` the tile's row count (1 to [`MR`]), so that each count gets
-/// a kernel with its accumulators in registers.
+/// Calls `$kernel::<M>` with `M` the tile's row count (1 to 6), so that each count gets a
+/// kernel with its accumulators in registers.
 macro_rules! by_row_count {
     ($kernel:ident, $rows:expr, $panel:expr, $out:expr) => {
         match $rows.bases.len() {
@@ -159,16 +223,16 @@ macro_rules! by_row_count {
             3 => $kernel::<3>($rows, $panel, $out),
             4 => $kernel::<4>($rows, $panel, $out),
             5 => $kernel::<5>($rows, $panel, $out),
-            _ => $kernel::<MR>($rows, $panel, $out),
+            _ => $kernel::<6>($rows, $panel, $out),
         }
     };
 }
 
 mod portable {
-    use super::{MR, NR, Rows, TileOut};
+    use super::{NR, Rows, TileOut};
 
     pub(super) fn fma_chains(rounds: usize) -> (f64, f32) {
-        let mut acc = [[0.0f32; NR]; MR];
+        let mut acc = [[0.0f32; NR]; 6];
         let (x, y) = (
             std::hint::black_box(1.000_01f32),
             std::hint::black_box(0.999_99f32),
@@ -180,7 +244,7 @@ mod portable {
                 }
             }
         }
-        let flops = (2 * MR * NR * rounds) as f64;
+        let flops = (2 * 6 * NR * rounds) as f64;
         (flops, acc.iter().flatten().sum())
     }
 
@@ -214,7 +278,7 @@ mod portable {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
-    use super::{MR, NR, Rows, TileOut};
+    use super::{NR, Rows, TileOut};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps,
         _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
@@ -231,7 +295,7 @@ mod avx2 {
     #[target_feature(enable = "avx2,fma")]
     unsafe fn chains(rounds: usize) -> (f64, f32) {
         // As many independent chains as the kernel keeps accumulators.
-        let mut acc = [_mm256_setzero_ps(); 2 * MR];
+        let mut acc = [_mm256_setzero_ps(); 12];
         let x = _mm256_set1_ps(std::hint::black_box(1.000_01));
         let y = _mm256_set1_ps(std::hint::black_box(0.999_99));
         for _ in 0..rounds {
@@ -246,7 +310,7 @@ mod avx2 {
         let mut lanes = [0.0f32; 8];
         // SAFETY: `lanes` holds 8 floats.
         unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sum) };
-        ((2 * 8 * 2 * MR * rounds) as f64, lanes.iter().sum())
+        ((2 * 8 * 12 * rounds) as f64, lanes.iter().sum())
     }
 
     pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
@@ -293,12 +357,100 @@ mod avx2 {
     }
 }
 
-/// Estimates the machine's fp32 peak in GFLOP/s: `threads` threads at once each run a
-/// register-only chain of fused multiply-adds on the best level for about `seconds`. On
-/// shared or virtual machines this is what the cores deliver now, not what the data sheet
-/// says (two hyperthreads of one core share one set of FMA units).
-pub fn measure_peak_gflops(threads: usize, seconds: f64) -> f64 {
-    let level = SimdLevel::detect();
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx512 {
+    use super::{NR, Rows, TileOut};
+    use std::arch::x86_64::{
+        __m512, _mm512_add_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_reduce_add_ps,
+        _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
+    };
+
+    pub(super) fn fma_chains(rounds: usize) -> (f64, f32) {
+        // SAFETY: called only when the CPU has AVX-512F; no memory is touched.
+        unsafe { chains(rounds) }
+    }
+
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn chains(rounds: usize) -> (f64, f32) {
+        // As many independent chains as the kernel keeps accumulators.
+        let mut acc = [_mm512_setzero_ps(); 12];
+        let x = _mm512_set1_ps(std::hint::black_box(1.000_01));
+        let y = _mm512_set1_ps(std::hint::black_box(0.999_99));
+        for _ in 0..rounds {
+            for a in acc.iter_mut() {
+                *a = _mm512_fmadd_ps(x, y, *a);
+            }
+        }
+        let mut sum = _mm512_setzero_ps();
+        for a in acc {
+            sum = _mm512_add_ps(sum, a);
+        }
+        ((2 * 16 * 12 * rounds) as f64, _mm512_reduce_add_ps(sum))
+    }
+
+    pub(super) fn tile(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        // SAFETY: the caller checked that the CPU has AVX-512F, and (`Rows::fits`) that every
+        // row's segments lie inside `rows.a`, that the panel holds `K x NR` floats and that
+        // there are 1 to 12 rows: every pointer the kernel forms stays in bounds.
+        unsafe {
+            match rows.bases.len() {
+                1 => tile_rows::<1>(rows, panel, out),
+                2 => tile_rows::<2>(rows, panel, out),
+                3 => tile_rows::<3>(rows, panel, out),
+                4 => tile_rows::<4>(rows, panel, out),
+                5 => tile_rows::<5>(rows, panel, out),
+                6 => tile_rows::<6>(rows, panel, out),
+                7 => tile_rows::<7>(rows, panel, out),
+                8 => tile_rows::<8>(rows, panel, out),
+                9 => tile_rows::<9>(rows, panel, out),
+                10 => tile_rows::<10>(rows, panel, out),
+                11 => tile_rows::<11>(rows, panel, out),
+                _ => tile_rows::<12>(rows, panel, out),
+            }
+        }
+    }
+
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F; `rows` has exactly `M` bases, each with every segment inside
+    /// `rows.a`; `panel` holds at least `K x NR` floats.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_rows<const M: usize>(rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
+        // One 16-lane accumulator per row: NR = 16 is one register.
+        let mut acc: [__m512; M] = [_mm512_setzero_ps(); M];
+        let a = rows.a.as_ptr();
+        let mut b = panel.as_ptr();
+        for &offset in rows.segments {
+            // SAFETY (this block and the next): in bounds by the function's contract.
+            let starts: [*const f32; M] =
+                std::array::from_fn(|i| unsafe { a.add(rows.bases[i] + offset) });
+            for j in 0..rows.segment_len {
+                unsafe {
+                    let w = _mm512_loadu_ps(b);
+                    b = b.add(NR);
+                    for i in 0..M {
+                        let x = _mm512_set1_ps(*starts[i].add(j));
+                        acc[i] = _mm512_fmadd_ps(x, w, acc[i]);
+                    }
+                }
+            }
+        }
+        for i in 0..M {
+            // SAFETY: `out[i]` holds NR = 16 floats.
+            unsafe { _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]) };
+        }
+    }
+}
+
+/// Estimates the machine's fp32 peak in GFLOP/s on `level`'s units: `threads` threads at once
+/// each run register-only chains of fused multiply-adds for about `seconds`. On shared or
+/// virtual machines this is what the cores deliver now, not what the data sheet says (two
+/// hyperthreads of one core share one set of FMA units).
+pub fn measure_peak_gflops(level: SimdLevel, threads: usize, seconds: f64) -> f64 {
     let budget = std::time::Duration::from_secs_f64(seconds.clamp(0.01, 60.0));
     let results: Vec<f64> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.max(1))
@@ -329,6 +481,8 @@ pub fn measure_peak_gflops(threads: usize, seconds: f64) -> f64 {
 /// keep the work from being optimised away).
 fn fma_chains(level: SimdLevel, rounds: usize) -> (f64, f32) {
     match level {
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 if SimdLevel::Avx512.is_available_cached() => avx512::fma_chains(rounds),
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 if SimdLevel::Avx2.is_available_cached() => avx2::fma_chains(rounds),
         _ => portable::fma_chains(rounds),
@@ -366,7 +520,7 @@ mod tests {
             .map(|i| ((i * 53 % 97) as f32 - 48.0) / 31.0)
             .collect();
         for level in SimdLevel::available() {
-            for count in 1..=MR {
+            for count in 1..=level.tile_rows() {
                 let bases: Vec<usize> = (0..count).map(|i| 7 * i + 3).collect();
                 let rows = Rows {
                     a: &a,
@@ -405,6 +559,10 @@ mod tests {
     fn levels_parse_and_portable_is_always_there() {
         assert_eq!(*SimdLevel::available().last().unwrap(), SimdLevel::Portable);
         assert_eq!("avx2".parse::<SimdLevel>(), Ok(SimdLevel::Avx2));
+        assert_eq!("avx512".parse::<SimdLevel>(), Ok(SimdLevel::Avx512));
+        for level in SimdLevel::available() {
+            assert!((1..=MR).contains(&level.tile_rows()), "{level}");
+        }
         assert!("sse9".parse::<SimdLevel>().is_err());
     }
 }

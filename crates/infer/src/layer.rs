@@ -210,9 +210,10 @@ impl Layer {
         skip: Skip,
     ) {
         let rows = self.row_count(positions);
+        let per_tile = level.tile_rows();
         let tiles = (0..rows)
-            .step_by(MR)
-            .map(|first| first..(first + MR).min(rows));
+            .step_by(per_tile)
+            .map(|first| first..(first + per_tile).min(rows));
         let panels = 0..self.packed.panel_count();
         if self.addressing == Addressing::Linear {
             for p in panels {
@@ -229,7 +230,7 @@ impl Layer {
         }
     }
 
-    /// Rows `rows` (at most [`MR`]) times panel `p`, with bias, skip and ReLU, into `output`.
+    /// Rows `rows` (at most the level's tile rows, [`MR`] at most) times panel `p`, with bias, skip and ReLU, into `output`.
     fn run_tile(
         &self,
         level: SimdLevel,

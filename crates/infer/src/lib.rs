@@ -10,10 +10,11 @@
 //! - **Weights** are repacked once, at load, into panels of 16 output channels
 //!   ([`kernel::NR`]); the heads' linear layers have their rows reordered so that they read
 //!   the point-major layout directly.
-//! - **One kernel** ([`kernel::tile`]) computes 6 rows x 16 columns at a time; the AVX2+FMA
-//!   version keeps the whole tile in registers. Bias, residual and ReLU are applied as the
-//!   tile is written. [`SimdLevel::detect`] picks the kernel by what the CPU has at run time;
-//!   the portable version serves every other machine.
+//! - **One kernel** ([`kernel::tile`]) computes a tile of rows x 16 columns at a time: 12
+//!   rows with AVX-512, 6 with AVX2+FMA, each keeping the whole tile in registers. Bias,
+//!   residual and ReLU are applied as the tile is written. [`SimdLevel::detect`] picks the
+//!   kernel by what the CPU has at run time (or what `FANORONA_SIMD` names); the portable
+//!   version serves every other machine.
 //! - **Threads**: a batch is split into one share per thread of rayon's pool (at least 4
 //!   positions each); each share runs the whole network on buffers taken from a pool, so a
 //!   steady stream of calls allocates nothing.

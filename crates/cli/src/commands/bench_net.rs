@@ -4,8 +4,17 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use fanorona_infer::SimdLevel;
 use fanorona_net::bench::{bench_evaluator, bench_forward, bench_train};
 use fanorona_net::{Backend, NetConfig};
+
+fn names(levels: &[SimdLevel]) -> String {
+    levels
+        .iter()
+        .map(|l| l.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Arguments of `fanorona bench-net`.
 #[derive(Args, Debug)]
@@ -27,6 +36,11 @@ pub struct BenchNetArgs {
     #[arg(long, default_value_t = 256,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
     pub train_batch: usize,
+    /// Measure the native path on this SIMD level only (`avx512`, `avx2` or `portable`);
+    /// without it, every level this CPU runs is measured side by side. The environment
+    /// variable `FANORONA_SIMD` picks the level the same way for every other command.
+    #[arg(long, value_name = "LEVEL")]
+    pub simd: Option<fanorona_infer::SimdLevel>,
 }
 
 /// Run `fanorona bench-net`.
@@ -48,44 +62,75 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         "--seconds must be in (0, 600]"
     );
     let threads = fanorona_infer::pool_threads();
-    let level = fanorona_infer::SimdLevel::detect();
-    let peak = fanorona_infer::kernel::measure_peak_gflops(threads, args.seconds.min(2.0));
+    let available = SimdLevel::available();
+    let levels = match args.simd {
+        Some(level) if !available.contains(&level) => anyhow::bail!(
+            "--simd {level}: this CPU does not run it (it runs {})",
+            names(&available)
+        ),
+        Some(level) => vec![level],
+        None => available.clone(),
+    };
+    let peak_seconds = args.seconds.min(2.0);
+    let peaks: Vec<(SimdLevel, f64)> = available
+        .iter()
+        .map(|&level| {
+            let peak = fanorona_infer::kernel::measure_peak_gflops(level, threads, peak_seconds);
+            (level, peak)
+        })
+        .collect();
+    let (widest, peak) = peaks[0];
     println!(
         "network {} (global pooling every {}), {:.1} MFLOP per evaluation",
         cfg.tower(),
         cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
     );
+    let peak_list: Vec<String> = peaks
+        .iter()
+        .map(|(level, gflops)| format!("{level} {gflops:.0}"))
+        .collect();
     println!(
-        "CPU: {threads} threads, native kernels {level}, measured fp32 peak {peak:.0} GFLOP/s (all threads at once)"
+        "CPU: {threads} threads; SIMD levels {} (the default: {}); measured fp32 peak, all threads at once, GFLOP/s: {}",
+        names(&available),
+        SimdLevel::detect(),
+        peak_list.join(", ")
+    );
+    println!(
+        "each path's GFLOP/s below is against the widest level's peak ({widest}, {peak:.0} GFLOP/s)"
     );
     let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
     let mut native64 = None;
     for batch in [1, 8, 64, 256] {
         let burn = bench_forward(&cfg, batch, args.seconds, Backend::Burn);
-        let native = bench_forward(&cfg, batch, args.seconds, Backend::Native);
-        println!(
-            "batch {batch}: burn {:.0} evals/s, native {:.0} evals/s, {:.2}x",
+        let mut line = format!(
+            "batch {batch}: burn {:.0} evals/s ({:.0}%)",
             burn.evals_per_sec,
-            native.evals_per_sec,
-            native.evals_per_sec / burn.evals_per_sec.max(1e-9)
+            share(burn.gflops)
         );
-        println!(
-            "    GFLOP/s: burn {:.1} ({:.0}% of peak), native {:.1} ({:.0}% of peak)",
-            burn.gflops,
-            share(burn.gflops),
-            native.gflops,
-            share(native.gflops)
-        );
-        if batch == 64 {
-            native64 = Some(native.evals_per_sec);
+        for &level in &levels {
+            fanorona_infer::kernel::prefer(Some(level));
+            let native = bench_forward(&cfg, batch, args.seconds, Backend::Native);
+            line += &format!(
+                "; native {level} {:.0} evals/s, {:.1} GFLOP/s ({:.0}%), {:.2}x burn",
+                native.evals_per_sec,
+                native.gflops,
+                share(native.gflops),
+                native.evals_per_sec / burn.evals_per_sec.max(1e-9)
+            );
+            if batch == 64 && native64.is_none() {
+                native64 = Some(native.evals_per_sec);
+            }
         }
+        println!("{line}");
     }
+    // The full path on the level measured first (the best, or the one asked for).
+    fanorona_infer::kernel::prefer(Some(levels[0]));
     let full = bench_evaluator(&cfg, 64, args.seconds, Backend::Native)?;
     let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     println!(
-        "full evaluation path at batch 64, native (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
-        full.evals_per_sec
+        "full evaluation path at batch 64, native {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
+        levels[0], full.evals_per_sec
     );
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
     println!(
