@@ -41,6 +41,11 @@ step "build and run the Rust tests (dev profile; dependencies optimised)"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 
+step "the GPU feature compiles (cargo check --features wgpu: crates.io only, no GPU needed)"
+# burn's wgpu backend (Vulkan) is the GPU path that builds without downloads from outside the
+# package registries (the cuda one fetches an LLVM bundle); checked here so that it cannot rot.
+cargo check -p fanorona --features wgpu --locked
+
 step "the deployment example against the Kubernetes schemas"
 scripts/check-deploy.sh
 
