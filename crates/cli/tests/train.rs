@@ -366,6 +366,27 @@ fn bench_net_reports_rates() {
     let out = run(bin().args(small).env("FANORONA_SIMD", "portable"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(the default: portable)"), "{text}");
+    // Another device for burn: the CPU's figures, then that device's; one this build has no
+    // feature for is refused with the command that builds it.
+    let out = run(bin().args(small).args(["--device", "cpu"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "cpu batch 256: burn ",
+        "cpu batch 1024: burn ",
+        "cpu training at batch 8",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    if !cfg!(feature = "wgpu") {
+        let out = bin()
+            .args(small)
+            .args(["--device", "wgpu"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--features wgpu"), "{stderr}");
+    }
     let out = bin().args(small).args(["--simd", "avx9"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected avx512, avx2 or portable"));

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use fanorona_infer::SimdLevel;
-use fanorona_net::bench::{bench_evaluator, bench_forward, bench_train};
+use fanorona_net::bench::{
+    bench_evaluator, bench_forward, bench_forward_on, bench_train, bench_train_on,
+};
 use fanorona_net::{Backend, NetConfig};
 
 fn names(levels: &[SimdLevel]) -> String {
@@ -41,6 +43,11 @@ pub struct BenchNetArgs {
     /// variable `FANORONA_SIMD` picks the level the same way for every other command.
     #[arg(long, value_name = "LEVEL")]
     pub simd: Option<fanorona_infer::SimdLevel>,
+    /// Also measure burn on this device (`wgpu` or `cuda`, in a build with that feature):
+    /// forward passes at batch 256 and 1024 and training at `--train-batch`, after the CPU's
+    /// figures.
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
 }
 
 /// Run `fanorona bench-net`.
@@ -61,6 +68,13 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         args.seconds > 0.0 && args.seconds <= 600.0,
         "--seconds must be in (0, 600]"
     );
+    // A device the build cannot use is refused before anything is measured.
+    let device = match &args.device {
+        Some(name) => {
+            Some(fanorona_net::device_by_name(name).map_err(|e| anyhow::anyhow!("--device: {e}"))?)
+        }
+        None => None,
+    };
     let threads = fanorona_infer::pool_threads();
     let available = SimdLevel::available();
     let levels = match args.simd {
@@ -137,5 +151,19 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         "training at batch {}: {samples:.0} samples/s",
         args.train_batch
     );
+    if let (Some(device), Some(name)) = (device, &args.device) {
+        for batch in [256, 1024] {
+            let gpu = bench_forward_on(&cfg, batch, args.seconds, &device);
+            println!(
+                "{name} batch {batch}: burn {:.0} evals/s, {:.1} GFLOP/s",
+                gpu.evals_per_sec, gpu.gflops
+            );
+        }
+        let samples = bench_train_on(&cfg, args.train_batch, args.seconds, &device);
+        println!(
+            "{name} training at batch {}: {samples:.0} samples/s",
+            args.train_batch
+        );
+    }
     Ok(())
 }
