@@ -123,8 +123,10 @@ describe('the tools around a game', () => {
     // A position and turns also load; text with no game says so and changes nothing.
     await page.fill('#record-text', `${START} | e2e3a`);
     await page.click('#load-game');
-    await page.waitForFunction(() => window.fanorona.turns[0] === 'e2e3a');
-    await waitForPhase(page, ['human', 'over']);
+    // The server checks the game first: the note says when it replaced the one on the board
+    // (which began with e2e3a too), then the engine answers it.
+    await page.waitForFunction(() => /Loaded 1 turn\./.test(document.getElementById('record-note').textContent));
+    await page.waitForFunction(() => window.fanorona.turns.length === 2 && window.fanorona.phase === 'human');
     const kept = await turns(page);
     await page.fill('#record-text', '# only a comment');
     await page.click('#load-game');

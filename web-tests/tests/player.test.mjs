@@ -73,8 +73,9 @@ describe('never losing a game', () => {
     // A good load replaces the game; "Back to it" and the browser's Back bring it back.
     await page.fill('#record-text', 'e2e3a');
     await page.click('#load-game');
-    await page.waitForFunction(() => window.fanorona.turns.join() === 'e2e3a' || window.fanorona.turns[0] === 'e2e3a');
-    await waitForPhase(page, ['human', 'over']);
+    await page.waitForFunction(() => /Loaded 1 turn\./.test(document.getElementById('record-note').textContent));
+    await page.waitForFunction(() => window.fanorona.turns[0] === 'e2e3a' && window.fanorona.turns.length <= 2
+      && window.fanorona.phase === 'human');
     await page.locator('#restore').waitFor({ state: 'visible' });
     assert.match(await page.textContent('#restore'), new RegExp(`${game.length} turns`));
     await page.click('#restore-game');

@@ -250,6 +250,14 @@ impl InferenceModel {
     }
 }
 
+/// The error for a GPU device this build has no feature for.
+#[cfg(not(all(feature = "cuda", feature = "wgpu")))]
+fn needs_feature(name: &str) -> NetError {
+    NetError::Device(format!(
+        "device `{name}` needs a build with it: cargo build --release -p fanorona --features {name}"
+    ))
+}
+
 /// The compute device named in a config or on the command line: `cpu` (burn's pure-Rust flex
 /// backend, always available), `cuda` (first GPU) or `wgpu` (the default adapter), the last
 /// two only in builds with the matching cargo feature.
@@ -260,9 +268,10 @@ pub fn device_by_name(name: &str) -> Result<Device, NetError> {
         "cuda" => Ok(Device::cuda(0)),
         #[cfg(feature = "wgpu")]
         "wgpu" => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
-        "cuda" | "wgpu" => Err(NetError::Device(format!(
-            "device `{name}` needs a build with it: cargo build --release -p fanorona --features {name}"
-        ))),
+        #[cfg(not(feature = "cuda"))]
+        "cuda" => Err(needs_feature(name)),
+        #[cfg(not(feature = "wgpu"))]
+        "wgpu" => Err(needs_feature(name)),
         other => Err(NetError::Device(format!(
             "unknown device `{other}`; expected cpu, cuda or wgpu"
         ))),
