@@ -52,92 +52,28 @@ pub struct BenchNetArgs {
 
 /// Run `fanorona bench-net`.
 pub fn run(args: &BenchNetArgs) -> Result<()> {
-    let mut cfg = match &args.config {
-        Some(path) => fanorona_train::TrainConfig::load(path)?.model,
-        None => NetConfig::default(),
-    };
-    if let Some(blocks) = args.blocks {
-        cfg = cfg.with_blocks(blocks);
-    }
-    if let Some(channels) = args.channels {
-        cfg = cfg.with_channels(channels);
-    }
-    cfg.validate()
-        .map_err(|e| anyhow::anyhow!("network shape: {e}"))?;
+    let cfg = network(args)?;
     anyhow::ensure!(
         args.seconds > 0.0 && args.seconds <= 600.0,
         "--seconds must be in (0, 600]"
     );
     // A device the build cannot use is refused before anything is measured.
     let device = match &args.device {
-        Some(name) => {
-            Some(fanorona_net::device_by_name(name).map_err(|e| anyhow::anyhow!("--device: {e}"))?)
-        }
+        Some(name) => Some((
+            name.as_str(),
+            fanorona_net::device_by_name(name).map_err(|e| anyhow::anyhow!("--device: {e}"))?,
+        )),
         None => None,
     };
-    let threads = fanorona_infer::pool_threads();
-    let available = SimdLevel::available();
-    let levels = match args.simd {
-        Some(level) if !available.contains(&level) => anyhow::bail!(
-            "--simd {level}: this CPU does not run it (it runs {})",
-            names(&available)
-        ),
-        Some(level) => vec![level],
-        None => available.clone(),
-    };
-    let peak_seconds = args.seconds.min(2.0);
-    let peaks: Vec<(SimdLevel, f64)> = available
-        .iter()
-        .map(|&level| {
-            let peak = fanorona_infer::kernel::measure_peak_gflops(level, threads, peak_seconds);
-            (level, peak)
-        })
-        .collect();
-    let (widest, peak) = peaks[0];
+    let levels = levels_to_measure(args.simd)?;
     println!(
         "network {} (global pooling every {}), {:.1} MFLOP per evaluation",
         cfg.tower(),
         cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
     );
-    let peak_list: Vec<String> = peaks
-        .iter()
-        .map(|(level, gflops)| format!("{level} {gflops:.0}"))
-        .collect();
-    println!(
-        "CPU: {threads} threads; SIMD levels {} (the default: {}); measured fp32 peak, all threads at once, GFLOP/s: {}",
-        names(&available),
-        SimdLevel::detect(),
-        peak_list.join(", ")
-    );
-    println!(
-        "each path's GFLOP/s below is against the widest level's peak ({widest}, {peak:.0} GFLOP/s)"
-    );
-    let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
-    let mut native64 = None;
-    for batch in [1, 8, 64, 256] {
-        let burn = bench_forward(&cfg, batch, args.seconds, Backend::Burn);
-        let mut line = format!(
-            "batch {batch}: burn {:.0} evals/s ({:.0}%)",
-            burn.evals_per_sec,
-            share(burn.gflops)
-        );
-        for &level in &levels {
-            fanorona_infer::kernel::prefer(Some(level));
-            let native = bench_forward(&cfg, batch, args.seconds, Backend::Native);
-            line += &format!(
-                "; native {level} {:.0} evals/s, {:.1} GFLOP/s ({:.0}%), {:.2}x burn",
-                native.evals_per_sec,
-                native.gflops,
-                share(native.gflops),
-                native.evals_per_sec / burn.evals_per_sec.max(1e-9)
-            );
-            if batch == 64 && native64.is_none() {
-                native64 = Some(native.evals_per_sec);
-            }
-        }
-        println!("{line}");
-    }
+    let peak = report_peaks(args.seconds.min(2.0));
+    let native64 = forward_rates(&cfg, &levels, peak, args.seconds);
     // The full path on the level measured first (the best, or the one asked for).
     fanorona_infer::kernel::prefer(Some(levels[0]));
     let full = bench_evaluator(&cfg, 64, args.seconds, Backend::Native)?;
@@ -151,7 +87,7 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         "training at batch {}: {samples:.0} samples/s",
         args.train_batch
     );
-    if let (Some(device), Some(name)) = (device, &args.device) {
+    if let Some((name, device)) = device {
         for batch in [256, 1024] {
             let gpu = bench_forward_on(&cfg, batch, args.seconds, &device);
             println!(
@@ -166,4 +102,95 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The network measured: the config's (or the default), with the flags' overrides, checked.
+fn network(args: &BenchNetArgs) -> Result<NetConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => fanorona_train::TrainConfig::load(path)?.model,
+        None => NetConfig::default(),
+    };
+    if let Some(blocks) = args.blocks {
+        cfg = cfg.with_blocks(blocks);
+    }
+    if let Some(channels) = args.channels {
+        cfg = cfg.with_channels(channels);
+    }
+    cfg.validate()
+        .map_err(|e| anyhow::anyhow!("network shape: {e}"))?;
+    Ok(cfg)
+}
+
+/// The SIMD levels whose native path is measured: the one asked for, or every one this CPU
+/// runs (best first).
+fn levels_to_measure(asked: Option<SimdLevel>) -> Result<Vec<SimdLevel>> {
+    let available = SimdLevel::available();
+    match asked {
+        Some(level) if !available.contains(&level) => anyhow::bail!(
+            "--simd {level}: this CPU does not run it (it runs {})",
+            names(&available)
+        ),
+        Some(level) => Ok(vec![level]),
+        None => Ok(available),
+    }
+}
+
+/// Measures and prints the fp32 peak of every level this CPU runs; returns the widest one's,
+/// which every path's share is given against.
+fn report_peaks(seconds: f64) -> f64 {
+    let threads = fanorona_infer::pool_threads();
+    let available = SimdLevel::available();
+    let peaks: Vec<(SimdLevel, f64)> = available
+        .iter()
+        .map(|&level| {
+            let peak = fanorona_infer::kernel::measure_peak_gflops(level, threads, seconds);
+            (level, peak)
+        })
+        .collect();
+    let peak_list: Vec<String> = peaks
+        .iter()
+        .map(|(level, gflops)| format!("{level} {gflops:.0}"))
+        .collect();
+    println!(
+        "CPU: {threads} threads; SIMD levels {} (the default: {}); measured fp32 peak, all threads at once, GFLOP/s: {}",
+        names(&available),
+        SimdLevel::detect(),
+        peak_list.join(", ")
+    );
+    let (widest, peak) = peaks[0];
+    println!(
+        "each path's GFLOP/s below is against the widest level's peak ({widest}, {peak:.0} GFLOP/s)"
+    );
+    peak
+}
+
+/// One line per batch size: burn's forward pass, then the native path on each of `levels`,
+/// with their share of `peak`. Returns the first level's rate at batch 64.
+fn forward_rates(cfg: &NetConfig, levels: &[SimdLevel], peak: f64, seconds: f64) -> Option<f64> {
+    let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
+    let mut native64 = None;
+    for batch in [1, 8, 64, 256] {
+        let burn = bench_forward(cfg, batch, seconds, Backend::Burn);
+        let mut line = format!(
+            "batch {batch}: burn {:.0} evals/s ({:.0}%)",
+            burn.evals_per_sec,
+            share(burn.gflops)
+        );
+        for &level in levels {
+            fanorona_infer::kernel::prefer(Some(level));
+            let native = bench_forward(cfg, batch, seconds, Backend::Native);
+            line += &format!(
+                "; native {level} {:.0} evals/s, {:.1} GFLOP/s ({:.0}%), {:.2}x burn",
+                native.evals_per_sec,
+                native.gflops,
+                share(native.gflops),
+                native.evals_per_sec / burn.evals_per_sec.max(1e-9)
+            );
+            if batch == 64 && native64.is_none() {
+                native64 = Some(native.evals_per_sec);
+            }
+        }
+        println!("{line}");
+    }
+    native64
 }
