@@ -209,6 +209,8 @@ pub struct AlphaBetaSettings {
     pub search: AlphaBetaConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// Uses the tables' classes of at most this many stones only (`None`: all of them).
+    pub table_stones: Option<usize>,
     /// Its evaluation.
     pub eval: EvalSource,
 }
@@ -220,6 +222,8 @@ pub struct MctsSettings {
     pub search: MctsConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// Uses the tables' classes of at most this many stones only (`None`: all of them).
+    pub table_stones: Option<usize>,
     /// The evaluation of the alpha-beta judge at its leaves (with `mix`).
     pub eval: EvalSource,
 }
@@ -235,6 +239,8 @@ pub struct NetSettings {
     pub search: MctsConfig,
     /// Plays with the endgame tables the program has.
     pub tables: bool,
+    /// Uses the tables' classes of at most this many stones only (`None`: all of them).
+    pub table_stones: Option<usize>,
     /// The evaluation of the alpha-beta judge at its leaves (with `mix`).
     pub eval: EvalSource,
 }
@@ -282,6 +288,14 @@ pub mod shared {
         "tb",
         true,
         "play with the endgame tables the program has (exact results inside the search, perfect play where they cover the position)",
+    );
+    /// `tb_stones`.
+    pub const TB_STONES: Key = Key::whole(
+        "tb_stones",
+        2,
+        8,
+        None,
+        "use the endgame tables for positions of at most this many stones only (default: every class the program has)",
     );
     /// `reuse`.
     pub const REUSE: Key = Key::switch(
@@ -407,7 +421,7 @@ pub mod net {
     );
 }
 
-use shared::{EVAL, MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, TB};
+use shared::{EVAL, MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, TB, TB_STONES};
 
 /// `random`.
 pub static RANDOM: Kind = Kind {
@@ -444,6 +458,7 @@ pub static ALPHABETA: Kind = Kind {
         alphabeta::TT,
         SEED,
         TB,
+        TB_STONES,
         EVAL,
     ],
     settings: |v| {
@@ -461,6 +476,7 @@ pub static ALPHABETA: Kind = Kind {
                 seed: v.whole(&SEED).unwrap_or(0),
             },
             tables: v.switch(&TB),
+            table_stones: v.whole(&TB_STONES).map(|n| n as usize),
             eval: EvalSource::of(v),
         }))
     },
@@ -477,6 +493,7 @@ pub static MCTS: Kind = Kind {
         REUSE,
         SEED,
         TB,
+        TB_STONES,
         MIX,
         MIX_SCALE,
         MIX_DEPTH,
@@ -486,6 +503,7 @@ pub static MCTS: Kind = Kind {
         Ok(PlayerSettings::Mcts(MctsSettings {
             search: mcts_search(v, &mcts::SIMS, &mcts::C, None),
             tables: v.switch(&TB),
+            table_stones: v.whole(&TB_STONES).map(|n| n as usize),
             eval: EvalSource::of(v),
         }))
     },
@@ -504,6 +522,7 @@ pub static NET: Kind = Kind {
         REUSE,
         SEED,
         TB,
+        TB_STONES,
         net::BACKEND,
         MIX,
         MIX_SCALE,
@@ -516,6 +535,7 @@ pub static NET: Kind = Kind {
             backend: v.word(&net::BACKEND).and_then(|w| w.parse().ok()),
             search: mcts_search(v, &net::SIMS, &net::C, Some(&net::BATCH)),
             tables: v.switch(&TB),
+            table_stones: v.whole(&TB_STONES).map(|n| n as usize),
             eval: EvalSource::of(v),
         }))
     },

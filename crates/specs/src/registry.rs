@@ -191,7 +191,11 @@ impl Registry {
     pub fn build(&self, settings: &Settings, stream: u64) -> Result<Box<dyn Player>, BuildError> {
         let name = settings.spec.to_string();
         let seed = |seed: u64| derive_seed(seed, stream);
-        let tables = |on: bool| if on { self.tables.clone() } else { None };
+        let tables = |on: bool, stones: Option<usize>| match (on, stones, &self.tables) {
+            (false, _, _) => None,
+            (true, Some(n), Some(tb)) => Some(std::sync::Arc::new(tb.up_to(n))),
+            (true, _, tables) => tables.clone(),
+        };
         let resource = |problem: ResourceError| BuildError::Resource {
             spec: settings.spec.to_string(),
             problem,
@@ -210,7 +214,7 @@ impl Registry {
                     ..a.search
                 })
                 .with_name(name)
-                .with_tables(tables(a.tables))
+                .with_tables(tables(a.tables, a.table_stones))
                 .with_evaluation(eval(&a.eval)?),
             ),
             PlayerSettings::Mcts(m) => Box::new(
@@ -219,7 +223,7 @@ impl Registry {
                     ..m.search
                 })
                 .with_name(name)
-                .with_tables(tables(m.tables))
+                .with_tables(tables(m.tables, m.table_stones))
                 .with_judge_evaluation(eval(&m.eval)?),
             ),
             PlayerSettings::Net(n) => {
@@ -229,7 +233,7 @@ impl Registry {
                 };
                 let judge = eval(&n.eval)?;
                 self.networks()?
-                    .build(n, search, judge, name, tables(n.tables))
+                    .build(n, search, judge, name, tables(n.tables, n.table_stones))
                     .map_err(resource)?
             }
         })

@@ -46,3 +46,43 @@ fn the_registry_hands_tables_to_players_unless_the_spec_says_tb_off() {
         "{err}"
     );
 }
+
+#[test]
+fn tb_stones_limits_a_player_to_the_smaller_classes() {
+    let registry = Registry::classical().with_tables(Some(tables()));
+    let g = game(LONG_WIN); // three stones
+    let score = |spec: &str| {
+        let settings = registry.parse(spec).unwrap();
+        registry
+            .build(&settings, 0)
+            .unwrap()
+            .choose(&g, None)
+            .unwrap()
+            .info
+            .score
+    };
+    for kind in ["alphabeta:depth=2", "mcts:sims=20"] {
+        assert!(
+            matches!(
+                score(&format!("{kind},tb_stones=3")),
+                Some(Score::Tablebase(_))
+            ),
+            "{kind}"
+        );
+        assert!(
+            !matches!(
+                score(&format!("{kind},tb_stones=2")),
+                Some(Score::Tablebase(_))
+            ),
+            "{kind}: the three-stone class is not used"
+        );
+    }
+    let err = registry
+        .parse("alphabeta:tb_stones=1")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`tb_stones`") && err.contains("2 to 8"),
+        "{err}"
+    );
+}

@@ -3,6 +3,7 @@
 
 use fanorona_engine::{Bitboard, ByColor, Color, Direction, Position, Setup};
 
+use crate::Wdl;
 use crate::value::Probe;
 
 /// The engine position with `own` (White) to move, counter 0.
@@ -57,34 +58,31 @@ pub(crate) fn for_each_paika_predecessor(own: u64, other: u64, mut f: impl FnMut
 
 /// The best result of the capturing turns from a position that must capture: `lookup(to_move,
 /// other)` gives the stored result (counter 0) of a smaller class.
-pub(crate) fn capture_result(pos: &Position, mut lookup: impl FnMut(u64, u64) -> Probe) -> Probe {
+pub(crate) fn capture_result(pos: &Position, mut lookup: impl FnMut(u64, u64) -> Wdl) -> Probe {
     let mut best = Probe {
-        wdl: crate::Wdl::Loss,
+        wdl: Wdl::Loss,
         dtz: 1,
     };
     pos.for_each_turn(|_, child| {
-        if best.wdl == crate::Wdl::Win {
+        if best.wdl == Wdl::Win {
             return;
         }
         let mover = child.stones(Color::Black).0;
         let other = child.stones(Color::White).0;
         let theirs = if mover == 0 {
-            Probe {
-                wdl: crate::Wdl::Loss,
-                dtz: 0,
-            }
+            Wdl::Loss
         } else {
             lookup(mover, other)
         };
-        match theirs.wdl.flip() {
-            crate::Wdl::Win => {
+        match theirs.flip() {
+            Wdl::Win => {
                 best = Probe {
-                    wdl: crate::Wdl::Win,
+                    wdl: Wdl::Win,
                     dtz: 1,
                 }
             }
-            crate::Wdl::Draw => best = Probe::DRAW,
-            crate::Wdl::Loss => {}
+            Wdl::Draw => best = Probe::DRAW,
+            Wdl::Loss => {}
         }
     });
     best

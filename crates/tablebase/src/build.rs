@@ -12,8 +12,10 @@
 //!    down and is a loss in `n` once every successor is a win.
 //! 3. What is still undecided cannot be forced within the limit: a draw.
 //!
-//! Both passes run on every core: positions are split into chunks, and a level's frontier
-//! into slices whose predecessors are found in parallel and then applied in order.
+//! Both passes run on every core: the initial pass writes chunks of positions in place, and a
+//! level scans the entries for the positions decided at the distance before (no list of them
+//! is kept: memory is the two bytes a position of the pair, entry and successor count), finds
+//! their predecessors in parallel, slice by slice, and then applies them in order.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -71,6 +73,22 @@ pub struct ClassStats {
     pub seconds: f64,
     /// Entries of that pair (this class and its mirror `other`v`own`), for rates.
     pub pair_entries: u64,
+    /// Where the pair's time went (zero when loaded).
+    pub time: PairTime,
+}
+
+/// Where the time of solving a pair of classes went, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairTime {
+    /// The initial pass: blocked positions, captures read from the smaller classes, successor
+    /// counts.
+    pub initial: f64,
+    /// The retrograde levels.
+    pub levels: f64,
+    /// How many levels decided something.
+    pub level_count: u32,
+    /// Computing the counts and writing the files.
+    pub saving: f64,
 }
 
 impl ClassStats {
@@ -188,26 +206,35 @@ fn build(
             vec![(a, b), (b, a)]
         };
         if let Some(dir) = dir
-            && let Some(loaded) = load_pair(dir, &pair, limit)?
+            && let Some(loaded) = load_pair(dir, &pair, limit, threads)?
         {
-            for table in loaded {
-                progress(Progress::Loaded(stats(&table, 0.0)));
+            for (table, stats) in loaded {
+                progress(Progress::Loaded(stats));
                 tb.insert(table);
             }
             continue;
         }
         let started = Instant::now();
-        let tables = solve_pair(&tb, &pair, limit, threads);
+        let (tables, mut time) = solve_pair(&tb, &pair, limit, threads);
+        let pair_entries = tables.iter().map(|(_, e)| e.len() as u64).sum();
+        let saving = Instant::now();
+        let mut solved = Vec::new();
+        for (index, entries) in tables {
+            let counts = stats(index, &entries, threads);
+            let table = match dir {
+                Some(dir) => save(dir, limit, index, &entries)?,
+                None => ClassTable::in_memory(index, entries),
+            };
+            solved.push((table, counts));
+        }
+        time.saving = saving.elapsed().as_secs_f64();
         let seconds = started.elapsed().as_secs_f64();
-        let pair_entries = tables.iter().map(|t| t.entries.len() as u64).sum();
-        for table in tables {
-            if let Some(dir) = dir {
-                let (own, other) = (table.index.own(), table.index.other());
-                file::write(&dir.join(file::file_name(own, other)), limit, &table)?;
-            }
+        for (table, counts) in solved {
             progress(Progress::Solved(ClassStats {
                 pair_entries,
-                ..stats(&table, seconds)
+                seconds,
+                time,
+                ..counts
             }));
             tb.insert(table);
         }
@@ -215,58 +242,106 @@ fn build(
     Ok(tb)
 }
 
-/// Both classes of a pair from `dir` if both files are there and valid for `limit`; a file
-/// for other rules is an error (never silently replaced), a damaged one is rebuilt.
+/// Write a solved class's distance file, then its results file, and keep only the results in
+/// memory (the distances are read back when a probe needs them).
+fn save(
+    dir: &Path,
+    limit: u32,
+    index: ClassIndex,
+    entries: &[Entry],
+) -> Result<ClassTable, TableError> {
+    let (own, other) = (index.own(), index.other());
+    let path = dir.join(file::file_name(own, other));
+    file::write(&path, limit, &index, entries)?;
+    let wdl = value::pack_wdl(entries);
+    file::write_wdl(
+        &dir.join(file::wdl_file_name(own, other)),
+        limit,
+        &index,
+        &wdl,
+    )?;
+    Ok(ClassTable::on_disk(index, wdl, path, limit))
+}
+
+/// Both classes of a pair from `dir` if both distance files are there and valid for `limit`,
+/// with their counts; a results file missing or damaged beside a valid distance file is
+/// written again. A file for other rules is an error (never silently replaced); a damaged
+/// distance file is rebuilt.
 fn load_pair(
     dir: &Path,
     pair: &[(usize, usize)],
     limit: u32,
-) -> Result<Option<Vec<ClassTable>>, TableError> {
+    threads: usize,
+) -> Result<Option<Vec<(ClassTable, ClassStats)>>, TableError> {
     let mut out = Vec::new();
     for &(a, b) in pair {
         let path = dir.join(file::file_name(a, b));
         if !path.exists() {
             return Ok(None);
         }
-        match file::read(&path, limit, a, b) {
-            Ok(t) => out.push(t),
+        let entries = match file::read(&path, limit, a, b) {
+            Ok(e) => e,
             Err(e @ TableError::Rules { .. }) => return Err(e),
             Err(_) => return Ok(None),
+        };
+        let index = ClassIndex::new(a, b);
+        let counts = stats(index, &entries, threads);
+        let wdl = value::pack_wdl(&entries);
+        let wdl_path = dir.join(file::wdl_file_name(a, b));
+        match file::read_wdl(&wdl_path, limit, a, b) {
+            Ok(found) if found == wdl => {}
+            Err(e @ TableError::Rules { .. }) => return Err(e),
+            _ => file::write_wdl(&wdl_path, limit, &index, &wdl)?,
         }
+        out.push((ClassTable::on_disk(index, wdl, path, limit), counts));
     }
     Ok(Some(out))
 }
 
-/// Counts at counter 0, each position weighted by the number of its distinct symmetry images.
-fn stats(table: &ClassTable, seconds: f64) -> ClassStats {
-    let index = table.index;
-    let mut s = ClassStats {
-        own: index.own(),
-        other: index.other(),
-        entries: table.entries.len() as u64,
-        seconds,
-        ..ClassStats::default()
-    };
-    for (i, &e) in table.entries.iter().enumerate() {
-        let (own, other) = index.position(i as u64);
-        if index.index(own, other) != i as u64 {
-            continue;
-        }
-        let images = crate::index::images(own, other);
-        let Some(p) = value::decode(e) else { continue };
-        match p.wdl {
-            Wdl::Win => {
-                s.wins += images;
-                s.longest_win = s.longest_win.max(p.dtz);
+/// Counts at counter 0, each position weighted by the number of its distinct symmetry images,
+/// counted on `threads` threads.
+fn stats(index: ClassIndex, entries: &[Entry], threads: usize) -> ClassStats {
+    let parts = parallel_chunks(entries.len(), threads, |range| {
+        let mut s = ClassStats::default();
+        for i in range {
+            let (own, other) = index.position(i as u64);
+            if index.index(own, other) != i as u64 {
+                continue;
             }
-            Wdl::Draw => s.draws += images,
-            Wdl::Loss => {
-                s.losses += images;
-                s.longest_loss = s.longest_loss.max(p.dtz);
+            let images = crate::index::images(own, other);
+            let Some(p) = value::decode(entries[i]) else {
+                continue;
+            };
+            match p.wdl {
+                Wdl::Win => {
+                    s.wins += images;
+                    s.longest_win = s.longest_win.max(p.dtz);
+                }
+                Wdl::Draw => s.draws += images,
+                Wdl::Loss => {
+                    s.losses += images;
+                    s.longest_loss = s.longest_loss.max(p.dtz);
+                }
             }
         }
-    }
-    s
+        s
+    });
+    parts.into_iter().fold(
+        ClassStats {
+            own: index.own(),
+            other: index.other(),
+            entries: entries.len() as u64,
+            ..ClassStats::default()
+        },
+        |mut s, p| {
+            s.wins += p.wins;
+            s.draws += p.draws;
+            s.losses += p.losses;
+            s.longest_win = s.longest_win.max(p.longest_win);
+            s.longest_loss = s.longest_loss.max(p.longest_loss);
+            s
+        },
+    )
 }
 
 /// Per-class working state while a pair is solved.
@@ -276,9 +351,6 @@ struct Work {
     /// Successors not yet known to be wins for the opponent (waiting paika positions only).
     pending: Vec<u8>,
 }
-
-/// One decided position to spread to its predecessors: (class in the pair, index, is a loss).
-type Decided = (u8, u32, bool);
 
 /// Run `f` over `0..len` split into chunks, on `threads` threads, and collect what each
 /// chunk returns, in chunk order.
@@ -322,12 +394,18 @@ enum Start {
     Waiting(u8),
 }
 
+/// Indices of one class scanned for a level's frontier in one step: the events of a step are
+/// collected, then applied (a few tens of MB at most).
+const SCAN_SLICE: usize = 1 << 22;
+
 fn solve_pair(
     smaller: &Tablebase,
     pair: &[(usize, usize)],
     limit: u32,
     threads: usize,
-) -> Vec<ClassTable> {
+) -> (Vec<(ClassIndex, Vec<Entry>)>, PairTime) {
+    let started = Instant::now();
+    let mut time = PairTime::default();
     let mut work: Vec<Work> = pair
         .iter()
         .map(|&(a, b)| {
@@ -343,84 +421,48 @@ fn solve_pair(
     let opposite = |k: usize| if pair.len() == 2 { 1 - k } else { 0 };
     let indexes: Vec<ClassIndex> = work.iter().map(|w| w.index).collect();
 
-    // 1. initial pass
-    let mut frontier: Vec<Decided> = Vec::new();
-    let mut level_one: Vec<Decided> = Vec::new();
+    // 1. initial pass, in place
+    let mut at_one = 0;
     for k in 0..work.len() {
-        let index = indexes[k];
-        let succ = indexes[opposite(k)];
-        let starts = parallel_chunks(index.len() as usize, threads, |range| {
-            range
-                .map(|i| start(smaller, index, succ, i as u64))
-                .collect::<Vec<Start>>()
-        });
-        let w = &mut work[k];
-        for (i, s) in starts.into_iter().flatten().enumerate() {
-            match s {
-                Start::Unused => w.entries[i] = UNUSED,
-                Start::Decided(e) => {
-                    w.entries[i] = e;
-                    if e == value::loss(0) {
-                        frontier.push((k as u8, i as u32, true));
-                    } else if e != value::DRAW {
-                        level_one.push((k as u8, i as u32, e == value::loss(1)));
-                    }
-                }
-                Start::Waiting(n) => w.pending[i] = n,
-            }
-        }
+        at_one += initial_pass(smaller, &mut work[k], indexes[opposite(k)], threads);
     }
+    time.initial = started.elapsed().as_secs_f64();
 
-    // 2. levels
+    // 2. levels: the frontier of level n is every position decided at distance n - 1, found
+    // by scanning the entries (no list of decided positions is kept)
     for n in 1..=limit {
-        let mut next = Vec::new();
-        for slice in frontier.chunks(1 << 20) {
-            let events = parallel_chunks(slice.len(), threads, |range| {
-                let mut out: Vec<(u8, u32, bool)> = Vec::new();
-                let mut found: Vec<u32> = Vec::with_capacity(64);
-                for &(k, i, lost) in &slice[range] {
-                    let k = k as usize;
-                    let (own, other) = indexes[k].position(i as u64);
-                    let pk = opposite(k);
-                    found.clear();
-                    for_each_paika_predecessor(own, other, |p_own, p_other| {
-                        found.push(indexes[pk].index(p_own, p_other) as u32);
-                    });
-                    found.sort_unstable();
-                    found.dedup();
-                    out.extend(found.iter().map(|&j| (pk as u8, j, lost)));
-                }
-                out
-            });
-            for (k, j, from_loss) in events.into_iter().flatten() {
-                let w = &mut work[k as usize];
-                let j = j as usize;
-                if w.entries[j] != UNKNOWN {
-                    continue;
-                }
-                if from_loss {
-                    w.entries[j] = value::win(n);
-                    next.push((k, j as u32, false));
-                } else {
-                    w.pending[j] -= 1;
-                    if w.pending[j] == 0 {
-                        w.entries[j] = value::loss(n);
-                        next.push((k, j as u32, true));
-                    }
+        let mut decided = 0u64;
+        for k in 0..work.len() {
+            let pk = opposite(k);
+            let len = indexes[k].len() as usize;
+            for first in (0..len).step_by(SCAN_SLICE) {
+                let from = &work[k].entries;
+                let end = (first + SCAN_SLICE).min(len);
+                let events = parallel_chunks(end - first, threads, |range| {
+                    frontier_events(
+                        from,
+                        first + range.start..first + range.end,
+                        n,
+                        indexes[k],
+                        indexes[pk],
+                    )
+                });
+                let w = &mut work[pk];
+                for (j, from_loss) in events.into_iter().flatten() {
+                    decided += u64::from(w.settle(j as usize, from_loss, n));
                 }
             }
         }
-        if n == 1 {
-            next.append(&mut level_one);
-        }
-        frontier = next;
-        if frontier.is_empty() {
+        if decided == 0 && !(n == 1 && at_one > 0) {
             break;
         }
+        time.level_count = n;
     }
+    time.levels = started.elapsed().as_secs_f64() - time.initial;
 
     // 3. the rest are draws
-    work.into_iter()
+    let tables = work
+        .into_iter()
         .map(|w| {
             let mut entries = w.entries;
             for e in &mut entries {
@@ -428,12 +470,129 @@ fn solve_pair(
                     *e = value::DRAW;
                 }
             }
-            ClassTable {
-                index: w.index,
-                entries,
-            }
+            (w.index, entries)
         })
-        .collect()
+        .collect();
+    (tables, time)
+}
+
+impl Work {
+    /// A paika successor of undecided position `j` was decided at level `n - 1`: a loss
+    /// (`from_loss`) makes `j` a win in `n`; a win counts down `j`'s undecided successors and
+    /// makes it a loss in `n` when none is left. Whether `j` was decided now.
+    #[inline]
+    fn settle(&mut self, j: usize, from_loss: bool, n: u32) -> bool {
+        if self.entries[j] != UNKNOWN {
+            return false;
+        }
+        if from_loss {
+            self.entries[j] = value::win(n);
+            return true;
+        }
+        self.pending[j] -= 1;
+        if self.pending[j] == 0 {
+            self.entries[j] = value::loss(n);
+            return true;
+        }
+        false
+    }
+}
+
+/// The predecessors (in class `to`) of the positions of `range` decided at distance `n - 1`,
+/// each once per decided position, with whether that position is a loss.
+fn frontier_events(
+    entries: &[Entry],
+    range: std::ops::Range<usize>,
+    n: u32,
+    from: ClassIndex,
+    to: ClassIndex,
+) -> Vec<(u32, bool)> {
+    let lost_at = value::loss(n - 1);
+    // nothing is won at distance 0
+    let won_at = if n >= 2 { value::win(n - 1) } else { lost_at };
+    let mut out = Vec::new();
+    let mut found: Vec<u32> = Vec::with_capacity(64);
+    let mut visit = |i: usize, e: Entry| {
+        let (own, other) = from.position(i as u64);
+        found.clear();
+        for_each_paika_predecessor(own, other, |p_own, p_other| {
+            found.push(to.index(p_own, p_other) as u32);
+        });
+        found.sort_unstable();
+        found.dedup();
+        out.extend(found.iter().map(|&j| (j, e == lost_at)));
+    };
+    // eight entries at a time: most words hold no position of the frontier
+    let start = range.start;
+    let words = entries[range].chunks_exact(8);
+    let rest = words.remainder();
+    let mut i = start;
+    for word in words {
+        let w = u64::from_le_bytes([
+            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+        ]);
+        if holds_byte(w, lost_at) || holds_byte(w, won_at) {
+            for (k, &e) in word.iter().enumerate() {
+                if e == lost_at || e == won_at {
+                    visit(i + k, e);
+                }
+            }
+        }
+        i += 8;
+    }
+    for (k, &e) in rest.iter().enumerate() {
+        if e == lost_at || e == won_at {
+            visit(i + k, e);
+        }
+    }
+    out
+}
+
+/// Whether one of the eight bytes of `word` is `b`.
+#[inline]
+fn holds_byte(word: u64, b: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = word ^ (ONES * u64::from(b));
+    x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
+}
+
+/// Step 1 for one class, written in place on every core: blocked positions, capture
+/// positions (from the smaller classes) and the successor counts of the others. The number
+/// of positions decided at distance 1.
+fn initial_pass(smaller: &Tablebase, w: &mut Work, succ: ClassIndex, threads: usize) -> u64 {
+    let index = w.index;
+    let chunk = (w.entries.len() / (threads * 16)).clamp(1024, 1 << 20);
+    let jobs = Mutex::new(
+        w.entries
+            .chunks_mut(chunk)
+            .zip(w.pending.chunks_mut(chunk))
+            .enumerate(),
+    );
+    let at_one = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some((c, (entries, pending))) =
+                    jobs.lock().ok().and_then(|mut j| j.next())
+                {
+                    let base = (c * chunk) as u64;
+                    let mut ones = 0;
+                    for (i, (e, p)) in entries.iter_mut().zip(pending.iter_mut()).enumerate() {
+                        match start(smaller, index, succ, base + i as u64) {
+                            Start::Unused => *e = UNUSED,
+                            Start::Decided(v) => {
+                                *e = v;
+                                ones += u64::from(v == value::win(1) || v == value::loss(1));
+                            }
+                            Start::Waiting(n) => *p = n,
+                        }
+                    }
+                    at_one.fetch_add(ones, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    at_one.into_inner()
 }
 
 fn start(smaller: &Tablebase, index: ClassIndex, succ: ClassIndex, i: u64) -> Start {
@@ -446,7 +605,7 @@ fn start(smaller: &Tablebase, index: ClassIndex, succ: ClassIndex, i: u64) -> St
         return Start::Decided(value::loss(0));
     }
     if pos.has_capture() {
-        let result = capture_result(&pos, |o, t| smaller.stored(o, t).unwrap_or(Probe::DRAW));
+        let result = capture_result(&pos, |o, t| smaller.stored_wdl(o, t).unwrap_or(Wdl::Draw));
         return Start::Decided(encode(result));
     }
     let mut found = [0u64; 64];
@@ -495,13 +654,25 @@ pub fn verify(
     let limit = tb.limit();
     let mut report = VerifyReport::default();
     let classes: Vec<(usize, usize)> = tb.classes().collect();
+    // Every distance is needed (a class's successors are in its mirror): read them all first,
+    // so that a damaged file is named as such.
+    for &(a, b) in &classes {
+        if let Some(table) = tb.table(a, b) {
+            table
+                .entries()
+                .map_err(|what| TableError::Unreadable(what.to_string()))?;
+        }
+    }
     for (a, b) in classes {
         let Some(table) = tb.table(a, b) else {
             continue;
         };
         let index = table.index;
         let started = Instant::now();
-        let bad = parallel_chunks(table.entries.len(), threads.max(1), |range| {
+        let entries = table
+            .entries()
+            .map_err(|what| TableError::Unreadable(what.to_string()))?;
+        let bad = parallel_chunks(entries.len(), threads.max(1), |range| {
             let mut bad: Vec<(u64, Probe, Probe)> = Vec::new();
             let mut checked = 0u64;
             for i in range {
@@ -510,7 +681,7 @@ pub fn verify(
                     continue;
                 }
                 checked += 1;
-                let stored = value::decode(table.entries[i]).unwrap_or(Probe::DRAW);
+                let stored = value::decode(entries[i]).unwrap_or(Probe::DRAW);
                 let expected = expected(tb, own, other, limit);
                 if expected != Some(stored) {
                     bad.push((i as u64, stored, expected.unwrap_or(Probe::DRAW)));
@@ -541,7 +712,7 @@ pub fn verify(
         report.classes += 1;
         progress(&ClassStats {
             seconds: started.elapsed().as_secs_f64(),
-            ..stats(table, 0.0)
+            ..stats(index, entries, threads.max(1))
         });
     }
     Ok(report)
@@ -560,9 +731,9 @@ fn expected(tb: &Tablebase, own: u64, other: u64, limit: u32) -> Option<Probe> {
     if pos.has_capture() {
         let mut missing = false;
         let r = capture_result(&pos, |o, t| {
-            tb.stored(o, t).unwrap_or_else(|| {
+            tb.stored_wdl(o, t).unwrap_or_else(|| {
                 missing = true;
-                Probe::DRAW
+                Wdl::Draw
             })
         });
         return (!missing).then_some(r);
@@ -571,8 +742,8 @@ fn expected(tb: &Tablebase, own: u64, other: u64, limit: u32) -> Option<Probe> {
     let mut slowest_win: Option<u32> = Some(0);
     let mut missing = false;
     for_each_paika_successor(own, other, |o, t| match tb.stored(o, t) {
-        None => missing = true,
-        Some(p) => {
+        Err(_) => missing = true,
+        Ok(p) => {
             let p = value::at_remaining(p, limit - 1);
             match p.wdl {
                 Wdl::Loss => {

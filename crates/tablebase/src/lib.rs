@@ -34,10 +34,13 @@ mod value;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fanorona_engine::{Position, Rules, Turn};
 
-pub use file::{MAGIC, VERSION, file_name, parse_file_name};
+pub use file::{
+    MAGIC, VERSION, WDL_MAGIC, file_name, parse_file_name, parse_wdl_file_name, wdl_file_name,
+};
 pub use value::{MAX_LIMIT, Probe, Wdl};
 
 use file::ClassTable;
@@ -90,6 +93,9 @@ pub enum TableError {
         /// The count asked for.
         asked: usize,
     },
+    /// A class's distance file, read when first needed, could not be used.
+    #[error("{0}")]
+    Unreadable(String),
     /// A verification found entries that do not follow from their successors.
     #[error("class {class}: {count} entries disagree with their successors, the first: {first}")]
     Inconsistent {
@@ -120,12 +126,15 @@ pub enum ProbeError {
         /// The largest total every class of which is present.
         max: usize,
     },
+    /// The class's distance file, read on first need, could not be used.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// A set of class tables for one no-progress limit, in memory.
 pub struct Tablebase {
     limit: u32,
-    classes: BTreeMap<(usize, usize), ClassTable>,
+    classes: BTreeMap<(usize, usize), Arc<ClassTable>>,
     /// The most stones of any class present: a quick "not covered" for larger positions.
     most_stones: usize,
 }
@@ -152,8 +161,11 @@ impl Tablebase {
         })
     }
 
-    /// Load every table file (`*.fntb`) in `dir` built for `rules`. A missing directory gives
-    /// an empty set; a file for other rules, damaged or misnamed, is an error naming it.
+    /// Load the tables in `dir` built for `rules`: every class's results file (`AvB.fnwdl`)
+    /// now, its distance file (`AvB.fntb`) when a probe first needs a distance. A class with a
+    /// distance file only (tables built before results files existed) is read whole. A missing
+    /// directory gives an empty set; a file for other rules, damaged or misnamed, is an error
+    /// naming it.
     pub fn open(dir: &Path, rules: Rules) -> Result<Tablebase, TableError> {
         let mut tb = Tablebase::new(rules.no_progress_limit)?;
         let listing = match std::fs::read_dir(dir) {
@@ -166,28 +178,40 @@ impl Tablebase {
                 });
             }
         };
+        // per class: (a distance file, a results file)
+        let mut found: BTreeMap<(usize, usize), (bool, bool)> = BTreeMap::new();
         for entry in listing {
             let entry = entry.map_err(|error| TableError::Dir {
                 path: dir.to_path_buf(),
                 error,
             })?;
             let name = entry.file_name();
-            let Some((own, other)) = name.to_str().and_then(parse_file_name) else {
-                continue;
+            let Some(name) = name.to_str() else { continue };
+            let (class, wdl) = match (parse_file_name(name), file::parse_wdl_file_name(name)) {
+                (Some(c), _) => (c, false),
+                (None, Some(c)) => (c, true),
+                (None, None) => continue,
             };
-            let path = entry.path();
+            let (own, other) = class;
             if own == 0
                 || other == 0
                 || own > index::MAX_SIDE_STONES
                 || other > index::MAX_SIDE_STONES
             {
                 return Err(TableError::Corrupt {
-                    path,
+                    path: entry.path(),
                     what: format!("no class {own}v{other} exists"),
                 });
             }
-            let table = file::read(&path, tb.limit, own, other)?;
-            tb.insert(table);
+            let slot = found.entry(class).or_default();
+            if wdl {
+                slot.1 = true;
+            } else {
+                slot.0 = true;
+            }
+        }
+        for ((own, other), kinds) in found {
+            tb.insert(file::open_class(dir, tb.limit, own, other, kinds)?);
         }
         Ok(tb)
     }
@@ -238,35 +262,58 @@ impl Tablebase {
         }
         let us = pos.side_to_move();
         let (own, other) = (pos.stones(us).0, pos.stones(!us).0);
-        let stored = self.stored(own, other).ok_or(ProbeError::NotCovered {
-            own: own.count_ones() as usize,
-            other: other.count_ones() as usize,
-            max: self.max_stones(),
-        })?;
+        let stored = self.stored(own, other)?;
         let remaining = self.limit.saturating_sub(pos.no_capture_turns());
         Ok(value::at_remaining(stored, remaining))
     }
 
-    /// The stored result (counter 0) of the position with `own` to move; `None` when no
-    /// table holds it.
+    /// The stored result (counter 0) of the position with `own` to move, its distance read
+    /// from the class's distance file if that is not in memory yet.
     #[inline]
-    pub(crate) fn stored(&self, own: u64, other: u64) -> Option<Probe> {
+    pub(crate) fn stored(&self, own: u64, other: u64) -> Result<Probe, ProbeError> {
         if own == 0 {
-            return Some(Probe {
+            return Ok(Probe {
                 wdl: Wdl::Loss,
                 dtz: 0,
             });
         }
         if other == 0 {
-            return Some(Probe {
+            return Ok(Probe {
                 wdl: Wdl::Win,
                 dtz: 0,
             });
         }
         let key = (own.count_ones() as usize, other.count_ones() as usize);
-        let table = self.classes.get(&key)?;
+        let Some(table) = self.classes.get(&key) else {
+            return Err(ProbeError::NotCovered {
+                own: key.0,
+                other: key.1,
+                max: self.max_stones(),
+            });
+        };
         let i = table.index.index(own, other);
-        value::decode(table.entries[i as usize])
+        if value::wdl_at(&table.wdl, i) == Wdl::Draw {
+            return Ok(Probe::DRAW);
+        }
+        let entries = table
+            .entries()
+            .map_err(|what| ProbeError::Unreadable(what.to_string()))?;
+        Ok(value::decode(entries[i as usize]).unwrap_or(Probe::DRAW))
+    }
+
+    /// The stored win, draw or loss (counter 0) of the position with `own` to move; `None`
+    /// when no table holds it. Never reads a file.
+    #[inline]
+    pub(crate) fn stored_wdl(&self, own: u64, other: u64) -> Option<Wdl> {
+        if own == 0 {
+            return Some(Wdl::Loss);
+        }
+        if other == 0 {
+            return Some(Wdl::Win);
+        }
+        let key = (own.count_ones() as usize, other.count_ones() as usize);
+        let table = self.classes.get(&key)?;
+        Some(value::wdl_at(&table.wdl, table.index.index(own, other)))
     }
 
     /// Every legal turn of a turn-start position with the result it leads to for the side
@@ -295,11 +342,27 @@ impl Tablebase {
     pub(crate) fn insert(&mut self, table: ClassTable) {
         let (own, other) = (table.index.own(), table.index.other());
         self.most_stones = self.most_stones.max(own + other);
-        self.classes.insert((own, other), table);
+        self.classes.insert((own, other), Arc::new(table));
+    }
+
+    /// These tables limited to the classes of at most `stones` stones, sharing their memory:
+    /// positions with more stones are not covered (to compare table sizes in play).
+    pub fn up_to(&self, stones: usize) -> Tablebase {
+        let classes: BTreeMap<_, _> = self
+            .classes
+            .iter()
+            .filter(|((a, b), _)| a + b <= stones)
+            .map(|(k, t)| (*k, Arc::clone(t)))
+            .collect();
+        Tablebase {
+            limit: self.limit,
+            most_stones: classes.keys().map(|(a, b)| a + b).max().unwrap_or(0),
+            classes,
+        }
     }
 
     pub(crate) fn table(&self, own: usize, other: usize) -> Option<&ClassTable> {
-        self.classes.get(&(own, other))
+        self.classes.get(&(own, other)).map(|t| &**t)
     }
 }
 

@@ -142,6 +142,67 @@ pub(crate) fn at_remaining(stored: Probe, remaining: u32) -> Probe {
     }
 }
 
+/// Results per byte of a packed win/draw/loss table: five base-3 digits (3^5 = 243 <= 256).
+pub(crate) const WDL_PER_BYTE: usize = 5;
+/// The largest valid byte of a packed table.
+pub(crate) const WDL_BYTE_MAX: u8 = 242;
+
+/// The base-3 digit of a result in a packed table: 0 draw (so unused indices read as draws),
+/// 1 win, 2 loss.
+#[inline]
+const fn wdl_digit(e: Entry) -> u8 {
+    match e {
+        DRAW | UNUSED | UNKNOWN => 0,
+        e if e % 2 == 1 => 1,
+        _ => 2,
+    }
+}
+
+/// The win/draw/loss of every entry (counter 0), five to a byte.
+pub(crate) fn pack_wdl(entries: &[Entry]) -> Vec<u8> {
+    entries
+        .chunks(WDL_PER_BYTE)
+        .map(|five| {
+            five.iter()
+                .rev()
+                .fold(0u8, |byte, &e| byte * 3 + wdl_digit(e))
+        })
+        .collect()
+}
+
+/// Bytes a packed table of `entries` entries takes.
+pub(crate) fn packed_len(entries: u64) -> u64 {
+    entries.div_ceil(WDL_PER_BYTE as u64)
+}
+
+/// `DIGITS[byte][k]`: the k-th result packed in `byte`.
+static DIGITS: [[Wdl; WDL_PER_BYTE]; 256] = {
+    let mut t = [[Wdl::Draw; WDL_PER_BYTE]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut v = b;
+        let mut k = 0;
+        while k < WDL_PER_BYTE {
+            t[b][k] = match v % 3 {
+                0 => Wdl::Draw,
+                1 => Wdl::Win,
+                _ => Wdl::Loss,
+            };
+            v /= 3;
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The result (counter 0) of entry `i` of a packed table.
+#[inline]
+pub(crate) fn wdl_at(packed: &[u8], i: u64) -> Wdl {
+    let byte = packed[(i / WDL_PER_BYTE as u64) as usize];
+    DIGITS[byte as usize][(i % WDL_PER_BYTE as u64) as usize]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +231,29 @@ mod tests {
         assert_eq!(decode(UNKNOWN), None);
         assert_eq!(decode(UNUSED), None);
         assert!(loss(MAX_LIMIT) < UNUSED);
+    }
+
+    #[test]
+    fn packed_results_read_back_as_the_entries_say() {
+        let mut entries = vec![
+            DRAW,
+            UNUSED,
+            win(1),
+            loss(0),
+            win(MAX_LIMIT),
+            loss(MAX_LIMIT),
+        ];
+        for d in 1..=40 {
+            entries.push(if d % 3 == 0 { win(d) } else { loss(d) });
+            entries.push(DRAW);
+        }
+        let packed = pack_wdl(&entries);
+        assert_eq!(packed.len() as u64, packed_len(entries.len() as u64));
+        assert!(packed.iter().all(|&b| b <= WDL_BYTE_MAX));
+        for (i, &e) in entries.iter().enumerate() {
+            let want = decode(e).map_or(Wdl::Draw, |p| p.wdl);
+            assert_eq!(wdl_at(&packed, i as u64), want, "entry {i}");
+        }
     }
 
     #[test]

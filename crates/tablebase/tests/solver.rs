@@ -1,9 +1,12 @@
-//! The tables against a deliberately plain solver: a forward search over (position, counter)
-//! with memoisation, written from the rules alone with the engine's turn generation and no
-//! code of the table builder.
+//! The tables against a deliberately plain solver (`common/mod.rs`): a forward search over
+//! (position, counter) with memoisation, written from the rules alone with the engine's turn
+//! generation and no code of the table builder.
 
-use std::collections::HashMap;
+mod common;
+
 use std::sync::OnceLock;
+
+use common::Solver;
 
 use fanorona_engine::{Bitboard, ByColor, Color, Point, Position, Setup};
 use fanorona_tablebase::{Probe, Tablebase, Wdl, build};
@@ -12,71 +15,6 @@ use fanorona_testkit::Rng;
 /// The no-progress limit of these tests: small enough for the plain solver, large enough for
 /// distances to run into it (the longest 3-stone distances are about 30).
 const LIMIT: u32 = 12;
-
-/// Exact result by forward search. Keys are (side to move's stones, other stones, counter).
-struct Solver {
-    limit: u32,
-    memo: HashMap<(u64, u64, u32), (Wdl, u32)>,
-}
-
-impl Solver {
-    fn new(limit: u32) -> Solver {
-        Solver {
-            limit,
-            memo: HashMap::new(),
-        }
-    }
-
-    fn solve(&mut self, pos: &Position) -> (Wdl, u32) {
-        let us = pos.side_to_move();
-        let (own, other) = (pos.stones(us), pos.stones(!us));
-        let counter = pos.no_capture_turns().min(self.limit);
-        if own.is_empty() {
-            return (Wdl::Loss, 0);
-        }
-        if other.is_empty() {
-            return (Wdl::Win, 0);
-        }
-        if !pos.has_legal_action() {
-            return (Wdl::Loss, 0);
-        }
-        if counter >= self.limit {
-            return (Wdl::Draw, 0);
-        }
-        let key = (own.0, other.0, counter);
-        if let Some(&v) = self.memo.get(&key) {
-            return v;
-        }
-        let mut children = Vec::new();
-        pos.for_each_turn(|turn, child| children.push((turn.is_capture(), *child)));
-        let mut best: Option<(Wdl, u32)> = None;
-        for (capture, child) in children {
-            let (theirs, d) = self.solve(&child);
-            let mine = match theirs {
-                Wdl::Win => (Wdl::Loss, if capture { 1 } else { d + 1 }),
-                Wdl::Draw => (Wdl::Draw, 0),
-                Wdl::Loss => (Wdl::Win, if capture { 1 } else { d + 1 }),
-            };
-            best = Some(match best {
-                None => mine,
-                Some(b) if better(mine, b) => mine,
-                Some(b) => b,
-            });
-        }
-        let v = best.unwrap_or((Wdl::Loss, 0));
-        self.memo.insert(key, v);
-        v
-    }
-}
-
-fn better(a: (Wdl, u32), b: (Wdl, u32)) -> bool {
-    match (a.0, b.0) {
-        (x, y) if x != y => x > y,
-        (Wdl::Win, _) => a.1 < b.1,
-        (Wdl::Loss, _) => a.1 > b.1,
-        _ => false,
-    }
-}
 
 fn tables(stones: usize) -> &'static Tablebase {
     static FOUR: OnceLock<Tablebase> = OnceLock::new();
@@ -99,7 +37,7 @@ fn setup(own: Bitboard, other: Bitboard, side: Color, counter: u32) -> Position 
     .unwrap()
 }
 
-fn check(tb: &Tablebase, solver: &mut Solver, pos: &Position) {
+fn check(tb: &Tablebase, solver: &mut Solver<'_>, pos: &Position) {
     let (wdl, dtz) = solver.solve(pos);
     let probe = tb.probe(pos).unwrap();
     assert_eq!(

@@ -1,5 +1,7 @@
 //! Named endgames, symmetry, the table files (resume, damage, other rules) and verification.
 
+mod common;
+
 use std::sync::OnceLock;
 
 use fanorona_data::container;
@@ -16,11 +18,7 @@ fn tables() -> &'static Tablebase {
 }
 
 fn with_counter(pos: &Position, counter: u32) -> Position {
-    Position::from_setup(&Setup {
-        no_capture_turns: counter,
-        ..pos.to_setup()
-    })
-    .unwrap()
+    common::at_counter(pos, counter)
 }
 
 #[test]
@@ -239,18 +237,40 @@ fn built_dir(name: &str) -> TempDir {
 #[test]
 fn a_damaged_or_truncated_file_is_rejected_with_its_name() {
     let dir = built_dir("tablebase-damaged");
+    // A damaged results file: the tables do not open.
+    let wdl = dir.join("2v1.fnwdl");
+    let good_wdl = std::fs::read(&wdl).unwrap();
+    let mut bytes = good_wdl.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&wdl, &bytes).unwrap();
+    let err = Tablebase::open(&dir, Rules::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1.fnwdl") && err.contains("checksum"),
+        "{err}"
+    );
+    std::fs::write(&wdl, &good_wdl).unwrap();
+
+    // A damaged distance file opens (its head is sound; the body is read when a distance is
+    // first needed), and the probe that needs it says which file is damaged; draws, which
+    // need no distance, still answer.
     let path = dir.join("2v1.fntb");
     let mut bytes = std::fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     std::fs::write(&path, &bytes).unwrap();
-    let err = Tablebase::open(&dir, Rules::default())
-        .unwrap_err()
-        .to_string();
+    let tb = Tablebase::open(&dir, Rules::default()).unwrap();
+    let won = parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+    let err = tb.probe(&won).unwrap_err().to_string();
     assert!(
         err.contains("2v1.fntb") && err.contains("checksum"),
         "{err}"
     );
+    let err = build::verify(&tb, 1, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("2v1.fntb"), "{err}");
+    // cut short, it does not even open
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
     let err = Tablebase::open(&dir, Rules::default())
         .unwrap_err()
@@ -261,7 +281,49 @@ fn a_damaged_or_truncated_file_is_rejected_with_its_name() {
     );
     // a damaged class is rebuilt by the next build
     build::build_dir(&dir, 3, 50, 1, &mut |_| {}).unwrap();
-    assert!(Tablebase::open(&dir, Rules::default()).is_ok());
+    let tb = Tablebase::open(&dir, Rules::default()).unwrap();
+    assert_eq!(tb.probe(&won).unwrap().dtz, 28);
+}
+
+#[test]
+fn a_results_file_is_written_again_beside_its_distances_and_distances_alone_still_open() {
+    let dir = built_dir("tablebase-wdl-again");
+    let before = Tablebase::open(&dir, Rules::default()).unwrap();
+    // tables from before results files existed: distance files only
+    for (a, b) in [(1, 1), (1, 2), (2, 1)] {
+        std::fs::remove_file(dir.join(fanorona_tablebase::wdl_file_name(a, b))).unwrap();
+    }
+    let old = Tablebase::open(&dir, Rules::default()).unwrap();
+    // a results file alone is refused
+    let lonely = TempDir::new("tablebase-wdl-alone");
+    std::fs::copy(dir.join("1v1.fntb"), lonely.join("1v1.fntb")).unwrap();
+    build::build_dir(&lonely, 2, 50, 1, &mut |_| {}).unwrap();
+    std::fs::remove_file(lonely.join("1v1.fntb")).unwrap();
+    let err = Tablebase::open(&lonely, Rules::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("1v1.fnwdl") && err.contains("1v1.fntb is missing"),
+        "{err}"
+    );
+    // the next build writes the results files again, solving nothing
+    let mut solved = 0;
+    build::build_dir(&dir, 3, 50, 1, &mut |p| {
+        solved += matches!(p, Progress::Solved(_)) as usize
+    })
+    .unwrap();
+    assert_eq!(solved, 0);
+    assert!(dir.join("2v1.fnwdl").exists());
+    let again = Tablebase::open(&dir, Rules::default()).unwrap();
+    let mut rng = Rng::new(11);
+    for _ in 0..500 {
+        let stones = 2 + rng.below(2);
+        let own = 1 + rng.below(stones - 1);
+        let pos = fanorona_testkit::random_position(&mut rng, own, stones - own, Color::White);
+        let pos = with_counter(&pos, rng.below(51) as u32);
+        assert_eq!(old.probe(&pos), before.probe(&pos));
+        assert_eq!(again.probe(&pos), before.probe(&pos));
+    }
 }
 
 #[test]
@@ -285,7 +347,7 @@ fn tables_for_other_rules_are_not_used() {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains(".fntb"), "{err}");
+    assert!(err.to_string().contains("1v1.fnwdl"), "{err}");
     // and a build for other rules refuses to mix them into the directory
     let err = build::build_dir(&dir, 3, 40, 1, &mut |_| {}).unwrap_err();
     assert!(matches!(err, TableError::Rules { .. }), "{err}");
@@ -335,4 +397,18 @@ fn the_four_stone_tables_verify() {
     let report = build::verify(tables(), 2, &mut |_| {}).unwrap();
     assert_eq!(report.classes, 6);
     assert!(report.positions > 500_000);
+}
+
+#[test]
+fn tables_limited_to_fewer_stones_cover_only_those() {
+    let limited = tables().up_to(3);
+    assert_eq!(limited.max_stones(), 3);
+    let four = parse_position("9/9/9/9/WW1B1B3 w 0 1").unwrap();
+    let three = parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+    assert!(tables().covers(&four) && !limited.covers(&four));
+    assert!(matches!(
+        limited.probe(&four),
+        Err(ProbeError::NotCovered { max: 3, .. })
+    ));
+    assert_eq!(limited.probe(&three), tables().probe(&three));
 }

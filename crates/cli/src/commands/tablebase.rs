@@ -94,10 +94,15 @@ fn stats_line(s: &ClassStats, rate: Option<f64>) -> String {
         s.longest_loss,
     );
     if let Some(rate) = rate {
+        let t = &s.time;
         line.push_str(&format!(
-            "  ({:.1} s, {:.2} M entries/s)",
+            "  ({:.1} s, {:.2} M entries/s: initial pass {:.1} s, {} levels {:.1} s, saving {:.1} s)",
             s.seconds,
-            rate / 1e6
+            rate / 1e6,
+            t.initial,
+            t.level_count,
+            t.levels,
+            t.saving
         ));
     }
     line
@@ -149,16 +154,18 @@ fn run_build(
     )
     .with_context(|| format!("building tables in {}", dir.display()))?;
     bar.finish_and_clear();
-    let bytes: u64 = tb
-        .classes()
-        .filter_map(|(a, b)| std::fs::metadata(dir.join(fanorona_tablebase::file_name(a, b))).ok())
-        .map(|m| m.len())
-        .sum();
+    let bytes = |name: fn(usize, usize) -> String| -> u64 {
+        tb.classes()
+            .filter_map(|(a, b)| std::fs::metadata(dir.join(name(a, b))).ok())
+            .map(|m| m.len())
+            .sum()
+    };
     println!(
-        "tables up to {stones} stones for a no-progress limit of {} in {}: {:.1} MB, {:.1} s",
+        "tables up to {stones} stones for a no-progress limit of {} in {}: results {:.1} MB (kept in memory), distances {:.1} MB (read when needed), {:.1} s",
         tb.limit(),
         dir.display(),
-        bytes as f64 / 1e6,
+        bytes(fanorona_tablebase::wdl_file_name) as f64 / 1e6,
+        bytes(fanorona_tablebase::file_name) as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
     Ok(())
