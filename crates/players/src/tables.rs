@@ -17,14 +17,15 @@ pub fn for_game<'a>(tables: &'a Tables, game: &Game) -> Option<&'a Tablebase> {
     tables.as_deref().filter(|tb| tb.fits(game.rules()))
 }
 
-/// The exact result of a turn-start position, when the tables cover it.
+/// The exact result of a turn-start position, when the tables cover it and can answer without
+/// waiting for a file (a class's distances are read in the background on first need).
 #[inline]
 pub fn exact(tables: Option<&Tablebase>, pos: &Position) -> Option<Probe> {
     let tb = tables?;
     if !tb.covers(pos) {
         return None;
     }
-    tb.probe(pos).ok()
+    tb.probe_ready(pos).ok()
 }
 
 /// The table's turn for a covered position: it keeps the exact result, wins as fast and
@@ -34,7 +35,13 @@ pub fn table_choice(tables: &Tables, game: &Game) -> Option<Choice> {
     let started = Instant::now();
     let tb = for_game(tables, game)?;
     let pos = game.position();
-    if !tb.covers(pos) {
+    if !tb.covers(pos) || tb.probe_ready(pos).is_err() {
+        return None;
+    }
+    // every turn's result without waiting: until the distances are read, the search plays
+    let mut ready = true;
+    pos.for_each_turn(|_, child| ready &= tb.probe_ready(child).is_ok());
+    if !ready {
         return None;
     }
     let ranked = tb.rank_turns(pos).ok()?;

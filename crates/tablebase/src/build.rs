@@ -741,7 +741,7 @@ fn expected(tb: &Tablebase, own: u64, other: u64, limit: u32) -> Option<Probe> {
     let mut fastest_loss: Option<u32> = None;
     let mut slowest_win: Option<u32> = Some(0);
     let mut missing = false;
-    for_each_paika_successor(own, other, |o, t| match tb.stored(o, t) {
+    for_each_paika_successor(own, other, |o, t| match tb.stored(o, t, true) {
         Err(_) => missing = true,
         Ok(p) => {
             let p = value::at_remaining(p, limit - 1);

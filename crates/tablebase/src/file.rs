@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fanorona_data::container;
 
@@ -62,6 +63,8 @@ enum Distances {
         path: PathBuf,
         limit: u32,
         loaded: OnceLock<Result<Vec<Entry>, String>>,
+        /// A background read was started.
+        reading: AtomicBool,
     },
 }
 
@@ -93,6 +96,7 @@ impl ClassTable {
                 path,
                 limit,
                 loaded: OnceLock::new(),
+                reading: AtomicBool::new(false),
             },
         }
     }
@@ -106,6 +110,7 @@ impl ClassTable {
                 path,
                 limit,
                 loaded,
+                ..
             } => loaded
                 .get_or_init(|| {
                     let entries = read(path, *limit, self.index.own(), self.index.other())
@@ -121,6 +126,27 @@ impl ClassTable {
                 })
                 .as_deref()
                 .map_err(String::as_str),
+        }
+    }
+}
+
+impl ClassTable {
+    /// The entries if they were read (or failed to be), without waiting: `None` while they
+    /// are still on disk or being read.
+    pub(crate) fn entries_ready(&self) -> Option<Result<&[Entry], &str>> {
+        match &self.distances {
+            Distances::Memory(e) => Some(Ok(e)),
+            Distances::File { loaded, .. } => {
+                Some(loaded.get()?.as_deref().map_err(String::as_str))
+            }
+        }
+    }
+
+    /// Whether this call is the first to ask for a background read of the distances.
+    pub(crate) fn claim_reading(&self) -> bool {
+        match &self.distances {
+            Distances::Memory(_) => false,
+            Distances::File { reading, .. } => !reading.swap(true, Ordering::AcqRel),
         }
     }
 }

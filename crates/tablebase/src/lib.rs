@@ -129,6 +129,10 @@ pub enum ProbeError {
     /// The class's distance file, read on first need, could not be used.
     #[error("{0}")]
     Unreadable(String),
+    /// The answer needs distances that are being read in the background (see
+    /// [`Tablebase::probe_ready`]).
+    #[error("the distances of this class are being read; ask again shortly")]
+    Reading,
 }
 
 /// A set of class tables for one no-progress limit, in memory.
@@ -262,15 +266,32 @@ impl Tablebase {
         }
         let us = pos.side_to_move();
         let (own, other) = (pos.stones(us).0, pos.stones(!us).0);
-        let stored = self.stored(own, other)?;
+        let stored = self.stored(own, other, true)?;
+        let remaining = self.limit.saturating_sub(pos.no_capture_turns());
+        Ok(value::at_remaining(stored, remaining))
+    }
+
+    /// [`probe`](Self::probe) for a search with a clock: it never waits for a file. When the
+    /// answer needs distances still on disk, they are read on a background thread (once per
+    /// class) and the probe says [`ProbeError::Reading`] until they are in memory; a search
+    /// goes on without the tables there meanwhile. (Reading a seven-stone class takes a second
+    /// or two: inside a 100 ms turn that would blow its budget.)
+    pub fn probe_ready(&self, pos: &Position) -> Result<Probe, ProbeError> {
+        if !pos.is_turn_start() {
+            return Err(ProbeError::MidChain);
+        }
+        let us = pos.side_to_move();
+        let stored = self.stored(pos.stones(us).0, pos.stones(!us).0, false)?;
         let remaining = self.limit.saturating_sub(pos.no_capture_turns());
         Ok(value::at_remaining(stored, remaining))
     }
 
     /// The stored result (counter 0) of the position with `own` to move, its distance read
     /// from the class's distance file if that is not in memory yet.
+    /// Without `wait`, distances still on disk are read in the background and the answer is
+    /// [`ProbeError::Reading`].
     #[inline]
-    pub(crate) fn stored(&self, own: u64, other: u64) -> Result<Probe, ProbeError> {
+    pub(crate) fn stored(&self, own: u64, other: u64, wait: bool) -> Result<Probe, ProbeError> {
         if own == 0 {
             return Ok(Probe {
                 wdl: Wdl::Loss,
@@ -295,9 +316,20 @@ impl Tablebase {
         if value::wdl_at(&table.wdl, i) == Wdl::Draw {
             return Ok(Probe::DRAW);
         }
-        let entries = table
-            .entries()
-            .map_err(|what| ProbeError::Unreadable(what.to_string()))?;
+        let entries = match (wait, table.entries_ready()) {
+            (_, Some(ready)) => ready,
+            (true, None) => table.entries(),
+            (false, None) => {
+                if table.claim_reading() {
+                    let table = Arc::clone(table);
+                    std::thread::spawn(move || {
+                        let _ = table.entries();
+                    });
+                }
+                return Err(ProbeError::Reading);
+            }
+        }
+        .map_err(|what| ProbeError::Unreadable(what.to_string()))?;
         Ok(value::decode(entries[i as usize]).unwrap_or(Probe::DRAW))
     }
 

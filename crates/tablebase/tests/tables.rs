@@ -412,3 +412,28 @@ fn tables_limited_to_fewer_stones_cover_only_those() {
     ));
     assert_eq!(limited.probe(&three), tables().probe(&three));
 }
+
+#[test]
+fn a_probe_with_a_clock_never_waits_for_a_distance_file() {
+    let dir = built_dir("tablebase-ready");
+    let tb = Tablebase::open(&dir, Rules::default()).unwrap();
+    let won = parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+    // a draw needs no distance
+    let drawn = parse_position("9/9/9/9/W7B w 0 1").unwrap();
+    assert_eq!(
+        tb.probe(&drawn).unwrap().wdl,
+        tb.probe_ready(&drawn).unwrap().wdl
+    );
+    // the first probe of a win starts reading 2v1's distances and does not wait for them
+    assert_eq!(tb.probe_ready(&won), Err(ProbeError::Reading));
+    let started = std::time::Instant::now();
+    let answer = loop {
+        match tb.probe_ready(&won) {
+            Err(ProbeError::Reading) if started.elapsed().as_secs() < 30 => {
+                std::thread::sleep(std::time::Duration::from_millis(5))
+            }
+            other => break other,
+        }
+    };
+    assert_eq!(answer.unwrap().dtz, 28);
+}
