@@ -201,7 +201,7 @@ describe('feedback', () => {
     await page.waitForFunction(() => window.fanorona.analysis !== null, null, { timeout: 20000 });
     const text = `${await page.textContent('#analysis-summary')} ${await page.textContent('#analysis-detail')}`;
     assert.doesNotMatch(text, /\bcs\b|\bvalue\b|centi/, text);
-    assert.match(text, /about level|White is ahead|Black is ahead|wins/, text);
+    assert.match(text, /about level|white is ahead|black is ahead|wins/i, text);
     await page.close();
   });
 

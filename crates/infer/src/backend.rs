@@ -3,27 +3,51 @@
 //! config or a player's `backend=`), not a process-wide setting.
 
 /// Which implementation evaluates a network on the CPU.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
+///
+/// The default is [`Backend::Int8`] on CPUs with AVX2 (its 8-bit kernel is faster there and
+/// plays stronger at equal time, docs/speed.md) and [`Backend::Native`] elsewhere (the
+/// portable 8-bit kernel is slower than the portable float one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// This crate's kernels; the default.
-    #[default]
+    /// This crate's kernels in 32-bit floats.
     Native,
+    /// This crate's kernels with the tower's 3x3 convolutions in 8 bits
+    /// ([`Precision::Int8`](crate::Precision::Int8)).
+    Int8,
     /// burn's flex backend (and burn on any GPU device).
     Burn,
 }
 
+impl Default for Backend {
+    fn default() -> Backend {
+        if crate::quant::has_fast_kernel() {
+            Backend::Int8
+        } else {
+            Backend::Native
+        }
+    }
+}
+
 impl Backend {
     /// The names, in the order of the variants.
-    pub const NAMES: &'static [&'static str] = &["native", "burn"];
+    pub const NAMES: &'static [&'static str] = &["native", "int8", "burn"];
 
-    /// `native` or `burn`.
+    /// `native`, `int8` or `burn`.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Native => Self::NAMES[0],
-            Backend::Burn => Self::NAMES[1],
+            Backend::Int8 => Self::NAMES[1],
+            Backend::Burn => Self::NAMES[2],
+        }
+    }
+
+    /// The precision of the native kernels this backend runs (`None`: burn).
+    pub fn precision(self) -> Option<crate::Precision> {
+        match self {
+            Backend::Native => Some(crate::Precision::F32),
+            Backend::Int8 => Some(crate::Precision::Int8),
+            Backend::Burn => None,
         }
     }
 }
@@ -39,9 +63,10 @@ impl std::str::FromStr for Backend {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "native" => Ok(Backend::Native),
+            "int8" => Ok(Backend::Int8),
             "burn" => Ok(Backend::Burn),
             other => Err(format!(
-                "unknown backend `{other}`; expected native or burn"
+                "unknown backend `{other}`; expected native, int8 or burn"
             )),
         }
     }

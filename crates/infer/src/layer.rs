@@ -1,6 +1,7 @@
 //! Layers with their weights repacked for the kernel, and the loop that runs one over a batch.
 
 use crate::kernel::{self, MR, NR, Rows, SimdLevel, TileOut};
+use crate::quant::{self, PackedI8, RowsU8, TileSums};
 use crate::weights::{ConvWeights, LinearWeights};
 use crate::{BOARD_COLS, BOARD_POINTS, PADDED_COLS, PADDED_POINTS};
 
@@ -76,6 +77,29 @@ pub(crate) struct Layer {
     segments: Vec<usize>,
     segment_len: usize,
     relu: bool,
+    /// The 8-bit form of a 3x3 convolution's weights ([`crate::quant`]).
+    int8: Option<Int8>,
+}
+
+/// A 3x3 convolution's weights quantized to 8 bits, over inputs padded to a multiple of four
+/// channels.
+#[derive(Clone, Debug)]
+struct Int8 {
+    packed: PackedI8,
+    padded: usize,
+    segments: Vec<usize>,
+}
+
+/// A layer's input: floats, or quantized activations with one scale per position.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Input<'a> {
+    /// `f32` activations.
+    F32(&'a [f32]),
+    /// 7-bit activations (`quantized`) and what a 1 stands for in each position (`scales`).
+    U8 {
+        quantized: &'a [u8],
+        scales: &'a [f32],
+    },
 }
 
 /// What the layer adds to its product before the optional ReLU.
@@ -99,11 +123,17 @@ impl Layer {
         let (cin, cout) = (w.inputs, w.outputs);
         // k = window row * 3 * cin + window column * cin + input channel, as the kernel reads
         // the window: three runs of 3 * cin floats.
-        let packed = Packed::new(9 * cin, cout, &w.bias, |k, n| {
-            let (dr, rest) = (k / (3 * cin), k % (3 * cin));
-            let (dc, ci) = (rest / cin, rest % cin);
-            w.weight[((n * cin + ci) * 3 + dr) * 3 + dc]
-        });
+        let weight = |k: usize, n: usize, c: usize| {
+            let (dr, rest) = (k / (3 * c), k % (3 * c));
+            let (dc, ci) = (rest / c, rest % c);
+            if ci < cin {
+                w.weight[((n * cin + ci) * 3 + dr) * 3 + dc]
+            } else {
+                0.0
+            }
+        };
+        let packed = Packed::new(9 * cin, cout, &w.bias, |k, n| weight(k, n, cin));
+        let padded = cin.div_ceil(4) * 4;
         Layer {
             packed,
             addressing: Addressing::Conv3,
@@ -111,7 +141,23 @@ impl Layer {
             segments: (0..3).map(|dr| dr * PADDED_COLS * cin).collect(),
             segment_len: 3 * cin,
             relu,
+            int8: Some(Int8 {
+                packed: PackedI8::new(9 * padded, cout, |k, n| weight(k, n, padded)),
+                padded,
+                segments: (0..3).map(|dr| dr * PADDED_COLS * padded).collect(),
+            }),
         }
+    }
+
+    /// Channels of the quantized input this layer reads (its inputs rounded up to a multiple
+    /// of four), if it has an 8-bit form.
+    pub(crate) fn int8_channels(&self) -> Option<usize> {
+        self.int8.as_ref().map(|q| q.padded)
+    }
+
+    /// Input channels.
+    pub(crate) fn inputs(&self) -> usize {
+        self.inputs
     }
 
     /// A 1x1 convolution into a dense `[point][outputs]` buffer.
@@ -125,6 +171,7 @@ impl Layer {
             segments: vec![0],
             segment_len: cin,
             relu,
+            int8: None,
         }
     }
 
@@ -151,6 +198,7 @@ impl Layer {
             segments: vec![0],
             segment_len: cin,
             relu,
+            int8: None,
         }
     }
 
@@ -166,8 +214,8 @@ impl Layer {
         }
     }
 
-    /// Where row `row`'s input starts and its output goes.
-    fn row_addresses(&self, row: usize) -> (usize, usize) {
+    /// Where row `row`'s input starts (in an input of `inputs` channels) and its output goes.
+    fn row_addresses(&self, row: usize, inputs: usize) -> (usize, usize) {
         let out = self.outputs();
         match self.addressing {
             Addressing::Conv3 => {
@@ -176,14 +224,14 @@ impl Layer {
                 // shifted up and left by one.
                 let corner = position * PADDED_POINTS + padded_point(point) - PADDED_COLS - 1;
                 let target = position * PADDED_POINTS + padded_point(point);
-                (corner * self.inputs, target * out)
+                (corner * inputs, target * out)
             }
             Addressing::Conv1 => {
                 let (position, point) = (row / BOARD_POINTS, row % BOARD_POINTS);
                 let source = position * PADDED_POINTS + padded_point(point);
-                (source * self.inputs, row * out)
+                (source * inputs, row * out)
             }
-            Addressing::Linear => (row * self.inputs, row * out),
+            Addressing::Linear => (row * inputs, row * out),
         }
     }
 
@@ -201,16 +249,22 @@ impl Layer {
     /// Convolutions walk the rows (board points) in tiles and apply every weight panel to a
     /// tile while its inputs are in L1; a linear layer has few rows and large weights (the
     /// policy layer's are 1.5 MB), so it walks the panels and applies each to every row.
+    ///
+    /// A quantized input runs the 8-bit kernel (a layer without an 8-bit form must be given
+    /// floats).
     pub(crate) fn run(
         &self,
         level: SimdLevel,
         positions: usize,
-        input: &[f32],
+        input: Input<'_>,
         output: &mut [f32],
         skip: Skip,
     ) {
         let rows = self.row_count(positions);
-        let per_tile = level.tile_rows();
+        let per_tile = match input {
+            Input::F32(_) => level.tile_rows(),
+            Input::U8 { .. } => quant::tile_rows(level),
+        };
         let tiles = (0..rows)
             .step_by(per_tile)
             .map(|first| first..(first + per_tile).min(rows));
@@ -230,30 +284,60 @@ impl Layer {
         }
     }
 
-    /// Rows `rows` (at most the level's tile rows, [`MR`] at most) times panel `p`, with bias, skip and ReLU, into `output`.
+    /// Rows `rows` (at most the level's tile rows, [`MR`] at most) times panel `p`, with
+    /// bias, skip and ReLU, into `output`.
     fn run_tile(
         &self,
         level: SimdLevel,
         rows: std::ops::Range<usize>,
         p: usize,
-        input: &[f32],
+        input: Input<'_>,
         output: &mut [f32],
         skip: Skip,
     ) {
         let count = rows.len();
+        let first = rows.start;
         let mut bases = [0usize; MR];
         let mut targets = [0usize; MR];
-        for (i, row) in rows.enumerate() {
-            (bases[i], targets[i]) = self.row_addresses(row);
-        }
-        let operand = Rows {
-            a: input,
-            bases: &bases[..count],
-            segments: &self.segments,
-            segment_len: self.segment_len,
+        let channels = match (input, &self.int8) {
+            (Input::U8 { .. }, Some(q)) => q.padded,
+            _ => self.inputs,
         };
+        for (i, row) in rows.enumerate() {
+            (bases[i], targets[i]) = self.row_addresses(row, channels);
+        }
         let mut tile_out: TileOut = [[0.0; NR]; MR];
-        kernel::tile(level, operand, self.packed.panel(p), &mut tile_out);
+        match (input, &self.int8) {
+            (Input::F32(a), _) => {
+                let operand = Rows {
+                    a,
+                    bases: &bases[..count],
+                    segments: &self.segments,
+                    segment_len: self.segment_len,
+                };
+                kernel::tile(level, operand, self.packed.panel(p), &mut tile_out);
+            }
+            (Input::U8 { quantized, scales }, Some(q)) => {
+                let operand = RowsU8 {
+                    a: quantized,
+                    bases: &bases[..count],
+                    segments: &q.segments,
+                    segment_len: 3 * q.padded,
+                };
+                let mut sums: TileSums = [[0; NR]; MR];
+                quant::tile(level, operand, q.packed.panel(p), &mut sums);
+                let weight_scales = &q.packed.scales()[p * NR..];
+                for (i, (out, sums)) in tile_out.iter_mut().zip(&sums).take(count).enumerate() {
+                    let scale = scales[(first + i) / BOARD_POINTS];
+                    for ((o, &s), &w) in out.iter_mut().zip(sums).zip(weight_scales) {
+                        *o = s as f32 * (scale * w);
+                    }
+                }
+            }
+            (Input::U8 { .. }, None) => {
+                unreachable!("only 3x3 convolutions are given 8-bit inputs")
+            }
+        }
         let columns = p * NR..((p + 1) * NR).min(self.outputs());
         let bias = &self.packed.bias[columns.clone()];
         for (acc, &target) in tile_out.iter().zip(&targets[..count]) {

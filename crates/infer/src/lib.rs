@@ -36,12 +36,13 @@ mod backend;
 pub mod kernel;
 mod layer;
 mod net;
+pub mod quant;
 pub mod testing;
 pub mod weights;
 
 pub use backend::Backend;
 pub use kernel::SimdLevel;
-pub use net::{BatchError, NativeNet};
+pub use net::{BatchError, NativeNet, Precision};
 pub use weights::{BlockWeights, ConvWeights, LinearWeights, ShapeError, Weights};
 
 /// Board rows.

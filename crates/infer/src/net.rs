@@ -3,7 +3,8 @@
 use std::sync::Mutex;
 
 use crate::kernel::SimdLevel;
-use crate::layer::{GlobalPool, Layer, Skip, load_planes};
+use crate::layer::{GlobalPool, Input, Layer, Skip, load_planes};
+use crate::quant::quantize;
 use crate::weights::{ShapeError, Weights};
 use crate::{BOARD_POINTS, PADDED_POINTS, WDL_SIZE};
 
@@ -54,6 +55,19 @@ struct Workspace {
     value_logits: Vec<f32>,
     /// The global pooling's means, maxima and biases.
     scratch: Vec<f32>,
+    /// A 3x3 convolution's input quantized to 7 bits.
+    quantized: Quantized,
+}
+
+/// A 3x3 convolution's input quantized to 7 bits: bordered, channels padded to a multiple of
+/// four, with one scale per position.
+#[derive(Debug, Default)]
+struct Quantized {
+    bytes: Vec<u8>,
+    scales: Vec<f32>,
+    /// The (padded) channels of the layout the bytes were last written in: borders and
+    /// padding channels are zero in that layout only.
+    channels: usize,
 }
 
 /// The network compiled for the CPU: weights repacked once, kernels chosen by what the CPU
@@ -63,6 +77,7 @@ struct Workspace {
 #[derive(Debug)]
 pub struct NativeNet {
     level: SimdLevel,
+    precision: Precision,
     threads: usize,
     planes: usize,
     stem: Layer,
@@ -87,6 +102,7 @@ impl NativeNet {
         };
         Ok(NativeNet {
             level: SimdLevel::detect(),
+            precision: Precision::F32,
             threads: rayon::current_num_threads(),
             planes: weights.stem.inputs,
             stem: Layer::conv3(&weights.stem, true),
@@ -107,6 +123,17 @@ impl NativeNet {
         }
         self.level = level;
         Ok(self)
+    }
+
+    /// The same network computing its 3x3 convolutions in `precision`.
+    pub fn with_precision(mut self, precision: Precision) -> NativeNet {
+        self.precision = precision;
+        self
+    }
+
+    /// The precision of the 3x3 convolutions.
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// The same network splitting batches over at most `threads` threads (at least 1).
@@ -198,34 +225,63 @@ impl NativeNet {
             let n = planes.len() / self.input_len();
             let first = pass * POSITIONS_PER_PASS;
             load_planes(self.planes, planes, &mut ws.input);
-            self.stem.run(level, n, &ws.input, &mut ws.x, Skip::None);
+            let tower = Pass {
+                level,
+                int8: self.precision == Precision::Int8,
+                positions: n,
+            };
+            tower.conv3(
+                &self.stem,
+                &ws.input,
+                &mut ws.x,
+                Skip::None,
+                &mut ws.quantized,
+            );
             for block in &self.blocks {
-                block.first.run(level, n, &ws.x, &mut ws.y, Skip::None);
+                tower.conv3(
+                    &block.first,
+                    &ws.x,
+                    &mut ws.y,
+                    Skip::None,
+                    &mut ws.quantized,
+                );
                 if let Some(pool) = &block.global_pool {
                     pool.apply(n, &mut ws.y, &mut ws.scratch);
                 }
-                block.second.run(level, n, &ws.y, &mut ws.x, Skip::Residual);
+                tower.conv3(
+                    &block.second,
+                    &ws.y,
+                    &mut ws.x,
+                    Skip::Residual,
+                    &mut ws.quantized,
+                );
             }
+            let x = Input::F32(&ws.x);
             let at = self.policy_conv.output_len(first);
             self.policy_conv
-                .run(level, n, &ws.x, &mut ws.policy_hidden[at..], Skip::None);
+                .run(level, n, x, &mut ws.policy_hidden[at..], Skip::None);
             let at = self.value_conv.output_len(first);
             self.value_conv
-                .run(level, n, &ws.x, &mut ws.value_hidden[at..], Skip::None);
+                .run(level, n, x, &mut ws.value_hidden[at..], Skip::None);
         }
-        self.policy_fc
-            .run(level, count, &ws.policy_hidden, policy, Skip::None);
+        self.policy_fc.run(
+            level,
+            count,
+            Input::F32(&ws.policy_hidden),
+            policy,
+            Skip::None,
+        );
         self.value_fc1.run(
             level,
             count,
-            &ws.value_hidden,
+            Input::F32(&ws.value_hidden),
             &mut ws.value_fc1,
             Skip::None,
         );
         self.value_fc2.run(
             level,
             count,
-            &ws.value_fc1,
+            Input::F32(&ws.value_fc1),
             &mut ws.value_logits,
             Skip::None,
         );
@@ -254,6 +310,16 @@ impl NativeNet {
             ws.input = vec![0.0; tower * PADDED_POINTS * self.planes];
             ws.x = vec![0.0; tower * PADDED_POINTS * channels];
             ws.y = vec![0.0; tower * PADDED_POINTS * channels];
+            let widest = std::iter::once(&self.stem)
+                .chain(self.blocks.iter().flat_map(|b| [&b.first, &b.second]))
+                .filter_map(Layer::int8_channels)
+                .max()
+                .unwrap_or(0);
+            ws.quantized = Quantized {
+                bytes: vec![0; tower * PADDED_POINTS * widest],
+                scales: vec![0.0; tower],
+                channels: 0,
+            };
         }
         if ws.head_positions < heads {
             ws.head_positions = heads;
@@ -269,6 +335,90 @@ impl NativeNet {
         match self.workspaces.lock() {
             Ok(mut pool) => pool.push(ws),
             Err(poisoned) => poisoned.into_inner().push(ws),
+        }
+    }
+}
+
+/// One pass of the tower over a few positions.
+struct Pass {
+    level: SimdLevel,
+    /// Whether the 3x3 convolutions run in 8 bits where they can.
+    int8: bool,
+    positions: usize,
+}
+
+impl Pass {
+    /// Runs a 3x3 convolution on `input` (bordered positions of the layer's input channels)
+    /// into `output`: through the 8-bit kernel when asked for and the input has no negative
+    /// value, else in `f32`.
+    fn conv3(
+        &self,
+        layer: &Layer,
+        input: &[f32],
+        output: &mut [f32],
+        skip: Skip,
+        buffer: &mut Quantized,
+    ) {
+        let Pass {
+            level,
+            int8,
+            positions,
+        } = *self;
+        if let Some(padded) = layer.int8_channels().filter(|_| int8) {
+            // Borders and padding channels must read as zero: a buffer last written in another
+            // layout is cleared first (quantizing writes only the interior's channels).
+            if buffer.channels != padded {
+                buffer.bytes.fill(0);
+                buffer.channels = padded;
+            }
+            let quantized = &mut buffer.bytes[..positions * PADDED_POINTS * padded];
+            let scales = &mut buffer.scales[..positions];
+            if quantize(layer.inputs(), padded, positions, input, quantized, scales) {
+                let input = Input::U8 { quantized, scales };
+                layer.run(level, positions, input, output, skip);
+                return;
+            }
+        }
+        layer.run(level, positions, Input::F32(input), output, skip);
+    }
+}
+
+/// How the tower's 3x3 convolutions compute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// 32-bit floats throughout.
+    #[default]
+    F32,
+    /// Activations quantized to 7 bits per position and weights to 8 bits per output channel,
+    /// products summed exactly in integers (`crate::quant`); the heads stay in `f32`.
+    Int8,
+}
+
+impl Precision {
+    /// `fp32` or `int8`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "fp32",
+            Precision::Int8 => "int8",
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Precision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "fp32" => Ok(Precision::F32),
+            "int8" => Ok(Precision::Int8),
+            other => Err(format!(
+                "unknown precision `{other}`; expected fp32 or int8"
+            )),
         }
     }
 }

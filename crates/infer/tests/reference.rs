@@ -3,7 +3,7 @@
 //! position at a time.
 
 use fanorona_infer::testing::{Shape, largest_difference, random_planes, random_weights};
-use fanorona_infer::{ConvWeights, LinearWeights, NativeNet, SimdLevel, Weights};
+use fanorona_infer::{ConvWeights, LinearWeights, NativeNet, Precision, SimdLevel, Weights};
 use proptest::prelude::*;
 
 const ROWS: usize = 5;
@@ -175,6 +175,104 @@ fn buffers_reused_across_batch_sizes_give_the_same_answers() {
         let (p, v) = compare(&net, &weights, 16, batch, 7);
         assert!(p < 1e-4 && v < 1e-5, "batch {batch}: policy {p}, wdl {v}");
     }
+}
+
+/// Runs `net` on `batch` random positions; returns (policy logits, wdl).
+fn run(net: &NativeNet, planes: usize, batch: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let input = random_planes(planes, batch, seed);
+    let mut policy = vec![f32::NAN; batch * net.policy_size()];
+    let mut wdl = vec![f32::NAN; batch * 3];
+    net.forward(&input, batch, &mut policy, &mut wdl).unwrap();
+    (policy, wdl)
+}
+
+#[test]
+fn int8_is_near_the_reference_and_the_same_on_every_level() {
+    let shape = Shape::new(16, 4, 48);
+    let weights = random_weights(&shape, 5);
+    let mut first: Option<(SimdLevel, Vec<f32>, Vec<f32>)> = None;
+    for level in SimdLevel::available() {
+        for threads in [1, 2] {
+            let net = NativeNet::new(&weights)
+                .unwrap()
+                .with_level(level)
+                .unwrap()
+                .with_threads(threads)
+                .with_precision(Precision::Int8);
+            assert_eq!(net.precision(), Precision::Int8);
+            let (p, v) = compare(&net, &weights, 16, 13, 21);
+            // Seven bits of activation per position, eight of weight per channel: near the
+            // float network, but not equal to it (an 8-bit run that fell back to floats
+            // would be).
+            assert!(
+                p < 0.15 && v < 0.03,
+                "{level}, {threads} threads: policy {p}, wdl {v}"
+            );
+            assert!(
+                p > 1e-4,
+                "{level}: the 8-bit path did not run (policy off by {p})"
+            );
+            // The convolutions' sums are exact integers (the kernels are compared bit for bit
+            // in the crate's unit tests): levels differ only by the float rounding of the
+            // heads.
+            let (policy, wdl) = run(&net, 16, 13, 21);
+            match &first {
+                None => first = Some((level, policy, wdl)),
+                Some((other, p, v)) => {
+                    let (dp, dv) = (largest_difference(&policy, p), largest_difference(&wdl, v));
+                    assert!(
+                        dp < 1e-4 && dv < 1e-5,
+                        "{level} against {other}: {dp}, {dv}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn int8_handles_padding_global_pooling_and_reused_buffers() {
+    // 5 planes and 13 channels are padded to 8 and 16; the pooled block's second convolution
+    // can see negative inputs and then runs in floats.
+    let shape = Shape {
+        planes: 5,
+        blocks: 3,
+        channels: 13,
+        policy_channels: 3,
+        value_channels: 5,
+        value_hidden: 7,
+        global_pool_every: 2,
+        actions: 37,
+    };
+    let weights = random_weights(&shape, 9);
+    let net = NativeNet::new(&weights)
+        .unwrap()
+        .with_precision(Precision::Int8);
+    for batch in [1, 9, 40, 2, 17] {
+        let (p, v) = compare(&net, &weights, 5, batch, 300 + batch as u64);
+        assert!(p < 0.15 && v < 0.03, "batch {batch}: policy {p}, wdl {v}");
+        // A fresh network (fresh buffers) gives the same answers: nothing stale leaks.
+        let fresh = NativeNet::new(&weights)
+            .unwrap()
+            .with_precision(Precision::Int8);
+        assert_eq!(
+            run(&net, 5, batch, 300 + batch as u64),
+            run(&fresh, 5, batch, 300 + batch as u64),
+            "batch {batch}"
+        );
+    }
+}
+
+#[test]
+fn precisions_parse() {
+    assert_eq!("int8".parse::<Precision>(), Ok(Precision::Int8));
+    assert_eq!("fp32".parse::<Precision>(), Ok(Precision::F32));
+    assert!(
+        "fp16"
+            .parse::<Precision>()
+            .unwrap_err()
+            .contains("fp32 or int8")
+    );
 }
 
 #[test]

@@ -83,7 +83,7 @@ impl InferenceModel {
         if self.device != Device::flex() || backend == Backend::Burn {
             return Ok(self);
         }
-        self.with_backend(Backend::Native)
+        self.with_backend(backend)
     }
 
     fn on_burn(config: NetConfig, model: FanoronaNet, device: &Device) -> Self {
@@ -102,13 +102,14 @@ impl InferenceModel {
     /// The same network on `backend`. The native path runs on the CPU whatever device the
     /// weights are on; it fails if the weights' shapes do not fit together.
     pub fn with_backend(mut self, backend: Backend) -> Result<Self, NetError> {
-        match backend {
-            Backend::Burn => self.native = None,
-            Backend::Native if self.native.is_some() => {}
-            Backend::Native => {
+        match backend.precision() {
+            None => self.native = None,
+            Some(precision) if self.native().map(|n| n.precision()) == Some(precision) => {}
+            Some(precision) => {
                 let weights = self.fused.native_weights().map_err(NetError::Device)?;
                 let net = fanorona_infer::NativeNet::new(&weights)
-                    .map_err(|e| NetError::Shape(e.to_string()))?;
+                    .map_err(|e| NetError::Shape(e.to_string()))?
+                    .with_precision(precision);
                 self.native = Some(Arc::new(net));
             }
         }
@@ -123,10 +124,10 @@ impl InferenceModel {
 
     /// The backend evaluating this model.
     pub fn backend(&self) -> Backend {
-        if self.native.is_some() {
-            Backend::Native
-        } else {
-            Backend::Burn
+        match self.native().map(|n| n.precision()) {
+            Some(fanorona_infer::Precision::F32) => Backend::Native,
+            Some(fanorona_infer::Precision::Int8) => Backend::Int8,
+            None => Backend::Burn,
         }
     }
 

@@ -127,6 +127,50 @@ fn the_trained_sample_network_matches_burn_on_real_positions() {
 }
 
 #[test]
+fn the_int8_backend_stays_near_burn_on_real_positions() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-4x48.fnm");
+    let (model, _) = load_exported(&path, Backend::Int8).unwrap();
+    assert_eq!(model.backend(), Backend::Int8);
+    let burn = model.clone().with_backend(Backend::Burn).unwrap();
+    let states = sample_states(200, 11);
+    let requests: Vec<EvalRequest<'_, FanoronaState>> = states
+        .iter()
+        .map(|(s, l)| EvalRequest { state: s, legal: l })
+        .collect();
+    let planes = encode_batch(&requests);
+    let (policy, wdl) = model.forward(&planes, 200);
+    let (exact_policy, exact_wdl) = burn.forward(&planes, 200);
+    let p = largest_difference(&policy, &exact_policy);
+    let v = largest_difference(&wdl, &exact_wdl);
+    // Near the float network, and not equal to it (the 8-bit tower really ran).
+    assert!(v < 0.05 && p > TOLERANCE, "policy {p}, wdl {v}");
+    let top = |logits: &[f32], legal: &[usize]| {
+        legal
+            .iter()
+            .copied()
+            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+    };
+    let same = requests
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| {
+            let row = i * POLICY_SIZE..(i + 1) * POLICY_SIZE;
+            let side = r.state.position().side_to_move();
+            let legal: Vec<usize> = r
+                .legal
+                .iter()
+                .map(|&a| fanorona_net::encoding::action_index(a, side))
+                .collect();
+            top(&policy[row.clone()], &legal) == top(&exact_policy[row], &legal)
+        })
+        .count();
+    assert!(
+        same >= 194,
+        "the same preferred turn in {same} of 200 positions"
+    );
+}
+
+#[test]
 fn the_backend_switches_both_ways() {
     let cfg = NetConfig::new().with_blocks(1).with_channels(8);
     let model = InferenceModel::random(&cfg, &Device::flex());
@@ -136,6 +180,16 @@ fn the_backend_switches_both_ways() {
     assert_eq!(burn.backend(), Backend::Burn);
     let again = burn.with_backend(Backend::Native).unwrap();
     assert_eq!(again.backend(), Backend::Native);
+    let int8 = again.with_backend(Backend::Int8).unwrap();
+    assert_eq!(int8.backend(), Backend::Int8);
+    assert_eq!(
+        int8.native().map(|n| n.precision()),
+        Some(fanorona_infer::Precision::Int8)
+    );
+    assert_eq!(
+        int8.with_backend(Backend::Native).unwrap().backend(),
+        Backend::Native
+    );
     assert_eq!("burn".parse::<Backend>(), Ok(Backend::Burn));
     assert!("onnx".parse::<Backend>().is_err());
     // Bad batch buffers are errors on the native path as on burn's.

@@ -59,7 +59,7 @@ fn net_spec_errors_name_the_problem() {
         (format!("net:path={},depth=3", path.display()), "depth"),
         (
             format!("net:path={},backend=gpu", path.display()),
-            "`native` or `burn`",
+            "`native`, `int8` or `burn`",
         ),
         ("net:path=/nonexistent/model.fnm".to_string(), "nonexistent"),
     ] {

@@ -348,7 +348,8 @@ pub struct TrainingSection {
     /// the binary built with the matching cargo feature).
     pub device: String,
     /// How self-play and rating evaluate the network on the CPU: `native` (this project's
-    /// kernels, the default) or `burn`. A GPU `device` always evaluates with burn.
+    /// kernels in 32-bit floats, the default), `int8` (the residual tower in 8 bits) or
+    /// `burn`. A GPU `device` always evaluates with burn.
     pub inference: fanorona_net::Backend,
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use fanorona_infer::SimdLevel;
+use fanorona_infer::{Precision, SimdLevel};
 use fanorona_net::bench::{
     bench_evaluator, bench_forward, bench_forward_on, bench_train, bench_train_on,
 };
@@ -48,10 +48,30 @@ pub struct BenchNetArgs {
     /// figures.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
+    /// Measure the native path in this precision only (`fp32`, or `int8`: the tower's
+    /// convolutions in 8 bits); without it, both. Elsewhere `--backend int8` (or `backend =
+    /// "int8"`, `backend=int8` in a player spec) runs the network in 8 bits.
+    #[arg(long, value_name = "PRECISION")]
+    pub precision: Option<fanorona_infer::Precision>,
+    /// Instead of speed: how far the int8 network is from the fp32 one on this many positions
+    /// of real games (policy top-1 agreement, value differences), 1 to 1,000,000; needs
+    /// `--model`.
+    #[arg(long, value_name = "POSITIONS", requires = "model",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub agreement: Option<usize>,
+    /// The exported model `--agreement` compares (`fanorona export`).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Seed of the games `--agreement` takes its positions from.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// Run `fanorona bench-net`.
 pub fn run(args: &BenchNetArgs) -> Result<()> {
+    if let (Some(count), Some(model)) = (args.agreement, &args.model) {
+        return super::agreement::run(model, count, args.seed);
+    }
     let cfg = network(args)?;
     anyhow::ensure!(
         args.seconds > 0.0 && args.seconds <= 600.0,
@@ -73,14 +93,19 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         cfg.flops_per_eval() / 1e6
     );
     let peak = report_peaks(args.seconds.min(2.0));
-    let native64 = forward_rates(&cfg, &levels, peak, args.seconds);
-    // The full path on the level measured first (the best, or the one asked for).
+    let precisions = match args.precision {
+        Some(precision) => vec![precision],
+        None => vec![Precision::F32, Precision::Int8],
+    };
+    let native64 = forward_rates(&cfg, &levels, &precisions, peak, args.seconds);
+    // The full path on the level and precision measured first (the best, or the ones asked
+    // for).
     fanorona_infer::kernel::prefer(Some(levels[0]));
-    let full = bench_evaluator(&cfg, 64, args.seconds, Backend::Native)?;
+    let full = bench_evaluator(&cfg, 64, args.seconds, backend_of(precisions[0]))?;
     let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     println!(
-        "full evaluation path at batch 64, native {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
-        levels[0], full.evals_per_sec
+        "full evaluation path at batch 64, native {} {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
+        levels[0], precisions[0], full.evals_per_sec
     );
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
     println!(
@@ -102,6 +127,14 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The native backend of `precision`.
+fn backend_of(precision: Precision) -> Backend {
+    match precision {
+        Precision::F32 => Backend::Native,
+        Precision::Int8 => Backend::Int8,
+    }
 }
 
 /// The network measured: the config's (or the default), with the flags' overrides, checked.
@@ -164,9 +197,16 @@ fn report_peaks(seconds: f64) -> f64 {
     peak
 }
 
-/// One line per batch size: burn's forward pass, then the native path on each of `levels`,
-/// with their share of `peak`. Returns the first level's rate at batch 64.
-fn forward_rates(cfg: &NetConfig, levels: &[SimdLevel], peak: f64, seconds: f64) -> Option<f64> {
+/// One line per batch size: burn's forward pass, then the native path on each of `levels` in
+/// each of `precisions`, with their share of `peak` (an int8 pass counted at the float
+/// network's FLOPs). Returns the first level and precision's rate at batch 64.
+fn forward_rates(
+    cfg: &NetConfig,
+    levels: &[SimdLevel],
+    precisions: &[Precision],
+    peak: f64,
+    seconds: f64,
+) -> Option<f64> {
     let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
     let mut native64 = None;
     for batch in [1, 8, 64, 256] {
@@ -176,11 +216,18 @@ fn forward_rates(cfg: &NetConfig, levels: &[SimdLevel], peak: f64, seconds: f64)
             burn.evals_per_sec,
             share(burn.gflops)
         );
-        for &level in levels {
+        let variants = levels
+            .iter()
+            .flat_map(|&level| precisions.iter().map(move |&precision| (level, precision)));
+        for (level, precision) in variants {
             fanorona_infer::kernel::prefer(Some(level));
-            let native = bench_forward(cfg, batch, seconds, Backend::Native);
+            let native = bench_forward(cfg, batch, seconds, backend_of(precision));
+            let name = match precision {
+                Precision::F32 => level.to_string(),
+                Precision::Int8 => format!("{level} int8"),
+            };
             line += &format!(
-                "; native {level} {:.0} evals/s, {:.1} GFLOP/s ({:.0}%), {:.2}x burn",
+                "; native {name} {:.0} evals/s, {:.1} GFLOP/s ({:.0}%), {:.2}x burn",
                 native.evals_per_sec,
                 native.gflops,
                 share(native.gflops),

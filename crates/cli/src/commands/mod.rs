@@ -1,6 +1,7 @@
 //! One module per subcommand, plus what they share: players and their tables, progress bars,
 //! match settings.
 
+pub mod agreement;
 pub mod bench_net;
 pub mod engine;
 pub mod export;
