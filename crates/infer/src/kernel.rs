@@ -137,42 +137,43 @@ fn preferred() -> Option<SimdLevel> {
 /// A tile's result: row `i`, column `j` of the tile.
 pub type TileOut = [[f32; NR]; MR];
 
-/// The left operand of a tile: `bases.len()` rows (1 to [`MR`]) read as segments of `a`.
+/// The left operand of a tile: `bases.len()` rows (1 to [`MR`]) read as segments of `a`
+/// (floats here, quantized bytes in [`crate::quant`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Rows<'a> {
+pub struct Rows<'a, T = f32> {
     /// The activations the rows are read from.
-    pub a: &'a [f32],
+    pub a: &'a [T],
     /// Where each row starts in `a`.
     pub bases: &'a [usize],
     /// Offsets of the segments from a row's start, ascending.
     pub segments: &'a [usize],
-    /// Floats per segment.
+    /// Values per segment.
     pub segment_len: usize,
 }
 
-impl Rows<'_> {
+impl<T> Rows<'_, T> {
     /// Products per output (`K`).
     pub fn depth(&self) -> usize {
         self.segments.len() * self.segment_len
     }
 
-    /// Whether every row's every segment lies inside `a` and the tile's shape is one the
-    /// kernel of `level` takes. Checked before every kernel call: the fast kernels index
-    /// without checks.
-    fn fits(&self, level: SimdLevel, panel: &[f32]) -> bool {
+    /// Whether there are 1 to `most_rows` rows, every row's every segment lies inside `a`
+    /// and a panel of `panel_len` values holds `K x NR`. Checked before every kernel call: the
+    /// fast kernels index without checks.
+    pub(crate) fn fits_in(&self, most_rows: usize, panel_len: usize) -> bool {
         let rows = self.bases.len();
         let reach = self
             .segments
             .last()
             .map_or(0, |&last| last + self.segment_len);
         let ascending = self.segments.windows(2).all(|w| w[0] <= w[1]);
-        (1..=level.tile_rows()).contains(&rows)
+        (1..=most_rows).contains(&rows)
             && ascending
             && self
                 .bases
                 .iter()
                 .all(|&b| b.checked_add(reach).is_some_and(|end| end <= self.a.len()))
-            && panel.len() >= self.depth() * NR
+            && panel_len >= self.depth() * NR
     }
 }
 
@@ -184,7 +185,10 @@ impl Rows<'_> {
 /// to the level's [`SimdLevel::tile_rows`] (callers size their tiles so that this never
 /// happens). A level this CPU does not run falls back to the portable kernel.
 pub fn tile(level: SimdLevel, rows: Rows<'_>, panel: &[f32], out: &mut TileOut) {
-    assert!(rows.fits(level, panel), "kernel operands out of bounds");
+    assert!(
+        rows.fits_in(level.tile_rows(), panel.len()),
+        "kernel operands out of bounds"
+    );
     match level {
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx512 if SimdLevel::Avx512.is_available_cached() => {

@@ -16,7 +16,7 @@
 //! the four weights of each of the sixteen output columns side by side, the layout both
 //! `vpmaddubsw` (pairs) and `vpdpbusd` (quads) read.
 
-use crate::kernel::{MR, NR, SimdLevel};
+use crate::kernel::{MR, NR, Rows, SimdLevel};
 use crate::layer::padded_point;
 use crate::{BOARD_POINTS, PADDED_POINTS};
 
@@ -28,42 +28,9 @@ const WEIGHT_MAX: f32 = 127.0;
 /// A tile's exact sums: row `i`, column `j`.
 pub type TileSums = [[i32; NR]; MR];
 
-/// The left operand of an 8-bit tile, as [`crate::kernel::Rows`] but over bytes; the segment
-/// length is a multiple of 4.
-#[derive(Clone, Copy, Debug)]
-pub struct RowsU8<'a> {
-    /// The quantized activations the rows are read from.
-    pub a: &'a [u8],
-    /// Where each row starts in `a`.
-    pub bases: &'a [usize],
-    /// Offsets of the segments from a row's start, ascending.
-    pub segments: &'a [usize],
-    /// Bytes per segment, a multiple of 4.
-    pub segment_len: usize,
-}
-
-impl RowsU8<'_> {
-    /// Products per output (`K`).
-    pub fn depth(&self) -> usize {
-        self.segments.len() * self.segment_len
-    }
-
-    fn fits(&self, level: SimdLevel, panel: &[i8]) -> bool {
-        let rows = self.bases.len();
-        let reach = self
-            .segments
-            .last()
-            .map_or(0, |&last| last + self.segment_len);
-        (1..=tile_rows(level)).contains(&rows)
-            && self.segment_len.is_multiple_of(4)
-            && self.segments.windows(2).all(|w| w[0] <= w[1])
-            && self
-                .bases
-                .iter()
-                .all(|&b| b.checked_add(reach).is_some_and(|end| end <= self.a.len()))
-            && panel.len() >= self.depth() * NR
-    }
-}
+/// The left operand of an 8-bit tile: [`Rows`] over bytes, whose segment length is a
+/// multiple of 4.
+pub type RowsU8<'a> = Rows<'a, u8>;
 
 /// Rows of the 8-bit tiles at `level` (the AVX-512 machines run the AVX2 kernel for now).
 ///
@@ -82,7 +49,10 @@ const ROWS: usize = 4;
 /// If a row reaches outside `a`, the segment length is not a multiple of 4, the panel is
 /// shorter than `K x NR` or the row count is not 1 to [`tile_rows`].
 pub fn tile(level: SimdLevel, rows: RowsU8<'_>, panel: &[i8], out: &mut TileSums) {
-    assert!(rows.fits(level, panel), "kernel operands out of bounds");
+    assert!(
+        rows.segment_len.is_multiple_of(4) && rows.fits_in(tile_rows(level), panel.len()),
+        "kernel operands out of bounds"
+    );
     match level {
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx512 | SimdLevel::Avx2 if has_avx2() => avx2::tile(rows, panel, out),
