@@ -24,10 +24,10 @@ mod commands;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// How networks are evaluated on the CPU: `int8` (this project's kernels with the
-    /// residual tower in 8 bits: the default on CPUs with AVX2, faster there and within a hair
-    /// of the float answers; docs/speed.md), `native` (the same kernels in 32-bit floats, the
-    /// default elsewhere) or `burn` (the training framework's CPU backend). For `train` and `selfplay` it overrides the config's
+    /// How networks are evaluated on the CPU: `native` (this project's kernels in 32-bit
+    /// floats, the default), `int8` (the same with the residual tower in 8 bits: faster on
+    /// CPUs with AVX2 and within a hair of the float answers; docs/speed.md) or `burn` (the
+    /// training framework's CPU backend). For `train` and `selfplay` it overrides the config's
     /// `training.inference`; a player's `backend=` overrides it.
     #[arg(long, global = true, value_name = "native|int8|burn")]
     backend: Option<fanorona_net::Backend>,
