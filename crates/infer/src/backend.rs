@@ -7,22 +7,19 @@
 /// The default is [`Backend::Native`]. [`Backend::Int8`] is faster on CPUs with AVX2 and
 /// played stronger at equal time there (docs/speed.md), but is not the default until the
 /// whole test suite has run with it; on other CPUs its portable kernel is slower.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// This crate's kernels in 32-bit floats.
+    /// This crate's kernels in 32-bit floats; the default.
+    #[default]
     Native,
     /// This crate's kernels with the tower's 3x3 convolutions in 8 bits
     /// ([`Precision::Int8`](crate::Precision::Int8)).
     Int8,
     /// burn's flex backend (and burn on any GPU device).
     Burn,
-}
-
-impl Default for Backend {
-    fn default() -> Backend {
-        Backend::Native
-    }
 }
 
 impl Backend {
