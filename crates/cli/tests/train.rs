@@ -312,8 +312,10 @@ fn bench_net_reports_rates() {
         assert!(burn > 0.0, "{line}");
         rest.split("; native ")
             .map(|part| {
-                let (level, rest) = part.split_once(' ').expect(line);
-                let (native, rest) = rest.split_once(" evals/s, ").expect(line);
+                // The level may be two words (`avx2 int8`): the rate is the last word before
+                // ` evals/s`.
+                let (head, rest) = part.split_once(" evals/s, ").expect(line);
+                let (level, native) = head.rsplit_once(' ').expect(line);
                 let native: f64 = native.parse().expect(line);
                 let ratio: f64 = rest
                     .rsplit_once(", ")
@@ -335,12 +337,16 @@ fn bench_net_reports_rates() {
             .lines()
             .find(|l| l.starts_with(&prefix))
             .unwrap_or_else(|| panic!("no line for batch {batch}: {text}"));
+        // Every level in both precisions, float first, the portable one last.
         let levels: Vec<String> = natives(line).into_iter().map(|(l, _)| l).collect();
-        assert_eq!(
-            levels.last().map(String::as_str),
-            Some("portable"),
+        assert!(
+            levels.len() >= 4 && levels.len().is_multiple_of(2),
             "{line}"
         );
+        for pair in levels.chunks(2) {
+            assert_eq!(pair[1], format!("{} int8", pair[0]), "{line}");
+        }
+        assert_eq!(levels[levels.len() - 2], "portable", "{line}");
     }
     // One level asked for: that one alone; the environment variable picks the default of
     // every command; a level that does not exist is refused.
@@ -356,6 +362,17 @@ fn bench_net_reports_rates() {
         "8",
     ];
     let out = run(bin().args(small).args(["--simd", "portable"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("batch 64:"))
+        .expect(&text);
+    let levels: Vec<String> = natives(line).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(levels, ["portable", "portable int8"], "{line}");
+    // One precision asked for: that one alone.
+    let out = run(bin()
+        .args(small)
+        .args(["--simd", "portable", "--precision", "fp32"]));
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text
         .lines()

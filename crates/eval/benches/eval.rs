@@ -5,7 +5,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fanorona_engine::{Game, Position, Rules};
-use fanorona_eval::{EvalNet, EvalWeights, Shape, SimdLevel};
+use fanorona_eval::{EvalNet, EvalWeights, Shape};
 
 fn positions() -> Vec<Position> {
     let mut out = vec![Position::start()];
@@ -32,7 +32,7 @@ fn evaluate(c: &mut Criterion) {
         for (i, v) in weights.l1.iter_mut().enumerate() {
             *v = ((i % 7) as f32 - 3.0) * 0.05;
         }
-        for level in SimdLevel::available() {
+        for level in EvalNet::levels() {
             let net = EvalNet::with_level(weights.clone(), level).expect("valid weights");
             let id = BenchmarkId::new(format!("{hidden1}x{hidden2}"), level.name());
             group.bench_function(id, |b| {

@@ -12,7 +12,7 @@
 //! [`crate::EvalWeights::check`] keep every sum inside its integer type.
 //!
 //! The same code is compiled three times: portable, with AVX2 and with AVX-512 (BW) enabled,
-//! and [`SimdLevel::detect`] picks the widest the CPU has at run time (fixed sizes let the
+//! and [`SimdLevel::detect`] (the native network's dispatch) picks at run time (fixed sizes let the
 //! compiler vectorise the loops for each). Tests run every level the CPU has and compare each
 //! with the float forward pass.
 
@@ -28,54 +28,20 @@ const QB: i32 = 1024;
 /// `log2(QB)`.
 const QB_SHIFT: u32 = 10;
 
-/// Which compiled copy of the forward pass runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SimdLevel {
-    /// No SIMD beyond what the build's target gives every function.
-    Portable,
-    /// AVX2 (256-bit integer vectors).
-    Avx2,
-    /// AVX-512 with byte and word instructions (512-bit integer vectors).
-    Avx512,
-}
+/// Which compiled copy of the forward pass runs: the network's native path's levels
+/// (`fanorona_infer::SimdLevel`), picked by the same run-time dispatch (the widest this CPU
+/// has, or the one `FANORONA_SIMD` or `bench-net --simd` names).
+pub use fanorona_infer::SimdLevel;
 
-impl SimdLevel {
-    /// The level the `FANORONA_SIMD` environment variable names (`avx512`, `avx2`,
-    /// `portable`: the same names and variable as the network's native path) when this CPU
-    /// has it, else the widest level this CPU has.
-    pub fn detect() -> SimdLevel {
-        let available = Self::available();
-        let named = std::env::var("FANORONA_SIMD").ok();
-        named
-            .and_then(|name| available.iter().copied().find(|l| l.name() == name.trim()))
-            .or_else(|| available.last().copied())
-            .unwrap_or(SimdLevel::Portable)
-    }
-
-    /// Every level this CPU can run, narrowest first.
-    pub fn available() -> Vec<SimdLevel> {
-        let mut levels = vec![SimdLevel::Portable];
+/// Whether this CPU runs the integer forward pass at `level` (AVX-512 also needs its byte and
+/// word instructions, which every AVX-512 CPU but the Xeon Phi has).
+fn runs(level: SimdLevel) -> bool {
+    match level {
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                levels.push(SimdLevel::Avx2);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-            {
-                levels.push(SimdLevel::Avx512);
-            }
+        SimdLevel::Avx512 => {
+            level.is_available() && std::arch::is_x86_feature_detected!("avx512bw")
         }
-        levels
-    }
-
-    /// `portable`, `avx2` or `avx512`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SimdLevel::Portable => "portable",
-            SimdLevel::Avx2 => "avx2",
-            SimdLevel::Avx512 => "avx512",
-        }
+        _ => level.is_available(),
     }
 }
 
@@ -101,9 +67,27 @@ fn quantise(values: &[f32], scale: i32) -> Vec<i16> {
 }
 
 impl EvalNet {
-    /// Quantises `weights` (checked first) for the widest SIMD level of this CPU.
+    /// Quantises `weights` (checked first) for the SIMD level [`SimdLevel::detect`] picks
+    /// (the next narrower one where the integer pass cannot run at it).
     pub fn new(weights: EvalWeights) -> Result<EvalNet, EvalError> {
-        Self::with_level(weights, SimdLevel::detect())
+        const WIDEST_FIRST: [SimdLevel; 3] =
+            [SimdLevel::Avx512, SimdLevel::Avx2, SimdLevel::Portable];
+        let rank = |level| WIDEST_FIRST.iter().position(|&l| l == level);
+        let detected = rank(SimdLevel::detect());
+        let level = Self::levels()
+            .into_iter()
+            .find(|&l| rank(l) >= detected)
+            .unwrap_or(SimdLevel::Portable);
+        Self::with_level(weights, level)
+    }
+
+    /// Every level this CPU runs the integer forward pass at, widest first (the portable one
+    /// always last).
+    pub fn levels() -> Vec<SimdLevel> {
+        SimdLevel::available()
+            .into_iter()
+            .filter(|&l| runs(l))
+            .collect()
     }
 
     /// Like [`EvalNet::new`] at `level`, which must be one this CPU has.
@@ -112,7 +96,7 @@ impl EvalNet {
             path: "weights".into(),
             detail,
         })?;
-        if !SimdLevel::available().contains(&level) {
+        if !runs(level) {
             return Err(EvalError::Shape {
                 path: "weights".into(),
                 detail: format!("this CPU cannot run the {} kernels", level.name()),
@@ -234,7 +218,7 @@ fn avx2<const H1: usize, const H2: usize>(net: &EvalNet, on: &[u16]) -> i32 {
         forward_fixed::<H1, H2>(net, on)
     }
     // SAFETY: an `EvalNet` at this level is only made when the CPU has AVX2
-    // (`EvalNet::with_level` checks `SimdLevel::available`).
+    // (`EvalNet::with_level` checks `runs`).
     unsafe { run::<H1, H2>(net, on) }
 }
 

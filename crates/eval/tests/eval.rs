@@ -58,7 +58,7 @@ fn positions(seed: u64) -> Vec<Position> {
 fn the_integer_path_matches_the_float_network_on_every_shape_and_level() {
     let positions = positions(3);
     assert!(positions.len() > 50);
-    let levels = SimdLevel::available();
+    let levels = EvalNet::levels();
     for (k, &hidden1) in Shape::HIDDEN1.iter().enumerate() {
         for &hidden2 in &Shape::HIDDEN2 {
             let shape = Shape { hidden1, hidden2 };
@@ -92,6 +92,25 @@ fn the_integer_path_matches_the_float_network_on_every_shape_and_level() {
             let mean = error / positions.len() as f32;
             assert!(mean < 2.0, "{shape}: mean error {mean} centi-stones");
         }
+    }
+}
+
+/// The evaluation runs at the level the network's native path picks: `bench-net --simd` (and
+/// `FANORONA_SIMD`) choose it for both.
+#[test]
+fn the_level_follows_the_networks_dispatch() {
+    let weights = random_weights(Shape::default(), 2);
+    let levels = EvalNet::levels();
+    assert_eq!(levels.last(), Some(&SimdLevel::Portable));
+    for &level in &levels {
+        fanorona_infer::kernel::prefer(Some(level));
+        let net = EvalNet::new(weights.clone()).unwrap();
+        fanorona_infer::kernel::prefer(None);
+        assert_eq!(net.level(), level);
+    }
+    let detected = SimdLevel::detect();
+    if levels.contains(&detected) {
+        assert_eq!(EvalNet::new(weights).unwrap().level(), detected);
     }
 }
 

@@ -79,36 +79,13 @@ impl SimdLevel {
     pub fn is_available(self) -> bool {
         SimdLevel::available().contains(&self)
     }
-
-    /// The level's name: `avx512`, `avx2` or `portable`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SimdLevel::Avx512 => "avx512",
-            SimdLevel::Avx2 => "avx2",
-            SimdLevel::Portable => "portable",
-        }
-    }
 }
 
-impl std::fmt::Display for SimdLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SimdLevel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "avx512" => Ok(SimdLevel::Avx512),
-            "avx2" => Ok(SimdLevel::Avx2),
-            "portable" => Ok(SimdLevel::Portable),
-            other => Err(format!(
-                "unknown SIMD level `{other}`; expected avx512, avx2 or portable"
-            )),
-        }
-    }
-}
+named_variants!(SimdLevel, "SIMD level", {
+    Avx512 => "avx512",
+    Avx2 => "avx2",
+    Portable => "portable",
+});
 
 /// The level [`SimdLevel::detect`] returns from now on, for the whole process (`None`: back
 /// to the environment variable or the best): `bench-net --simd` sets it. A level this CPU

@@ -32,6 +32,53 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+/// Declares the names of a fieldless enum's variants once: `NAMES` (in the order given),
+/// `name()`, `Display` and `FromStr`, whose error names the kind and lists every name.
+macro_rules! named_variants {
+    ($ty:ident, $kind:literal, { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every name, in the order of the variants.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The variant's name (one of `NAMES`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($name => Ok($ty::$variant),)+
+                    other => Err(format!(
+                        "unknown {} `{other}`; expected {}",
+                        $kind,
+                        crate::one_of(Self::NAMES)
+                    )),
+                }
+            }
+        }
+    };
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 mod backend;
 pub mod kernel;
 mod layer;

@@ -394,34 +394,10 @@ pub enum Precision {
     Int8,
 }
 
-impl Precision {
-    /// `fp32` or `int8`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "fp32",
-            Precision::Int8 => "int8",
-        }
-    }
-}
-
-impl std::fmt::Display for Precision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Precision {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "fp32" => Ok(Precision::F32),
-            "int8" => Ok(Precision::Int8),
-            other => Err(format!(
-                "unknown precision `{other}`; expected fp32 or int8"
-            )),
-        }
-    }
-}
+named_variants!(Precision, "precision", {
+    F32 => "fp32",
+    Int8 => "int8",
+});
 
 /// Softmax of three logits, stable for large ones.
 fn softmax(logits: &[f32], out: &mut [f32]) {

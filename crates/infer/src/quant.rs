@@ -60,11 +60,14 @@ pub fn tile(level: SimdLevel, rows: RowsU8<'_>, panel: &[i8], out: &mut TileSums
     }
 }
 
-/// Whether this CPU runs an 8-bit kernel faster than the float ones (AVX2 here).
+/// Whether the 8-bit kernel that runs here is faster than the float ones: the CPU has AVX2
+/// and the kernel level in use ([`SimdLevel::detect`]: `FANORONA_SIMD`, `bench-net --simd`)
+/// is not the portable one (the portable 8-bit kernel runs at about half the portable float
+/// kernel's speed).
 pub fn has_fast_kernel() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        has_avx2()
+        has_avx2() && SimdLevel::detect() != SimdLevel::Portable
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -348,8 +348,9 @@ pub struct TrainingSection {
     /// the binary built with the matching cargo feature).
     pub device: String,
     /// How self-play and rating evaluate the network on the CPU: `native` (this project's
-    /// kernels in 32-bit floats, the default), `int8` (the residual tower in 8 bits) or
-    /// `burn`. A GPU `device` always evaluates with burn.
+    /// kernels in 32-bit floats), `int8` (the residual tower in 8 bits) or `burn`. Unset:
+    /// `int8` on CPUs with AVX2, else `native` (`fanorona_net::Backend::default`). A GPU
+    /// `device` always evaluates with burn.
     pub inference: fanorona_net::Backend,
 }
 
@@ -371,7 +372,7 @@ impl Default for TrainingSection {
             value_teacher_depth: 1,
             value_teacher_scale: 200.0,
             device: "cpu".into(),
-            inference: fanorona_net::Backend::Native,
+            inference: fanorona_net::Backend::default(),
         }
     }
 }
