@@ -27,8 +27,9 @@ struct Cli {
     /// How networks are evaluated on the CPU: `native` (this project's kernels in 32-bit
     /// floats), `int8` (the same with the residual tower in 8 bits: faster on CPUs with AVX2
     /// and within a hair of the float answers; docs/speed.md) or `burn` (the training
-    /// framework's CPU backend). Default: `int8` on CPUs with AVX2, else `native`. For `train` and `selfplay` it overrides the config's
-    /// `training.inference`; a player's `backend=` overrides it.
+    /// framework's CPU backend). Default: `int8` on CPUs with AVX2, else `native`. For
+    /// `train` and `selfplay` it overrides the config's `training.inference`; a player's
+    /// `backend=` overrides it.
     #[arg(long, global = true, value_name = "native|int8|burn")]
     backend: Option<fanorona_net::Backend>,
 }

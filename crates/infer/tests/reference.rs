@@ -117,17 +117,42 @@ fn compare(
     worst
 }
 
+/// Odd sizes everywhere: 5 planes and 13 channels (padded by the kernels), a pooled block.
+fn odd_shape() -> Shape {
+    Shape {
+        planes: 5,
+        blocks: 3,
+        channels: 13,
+        policy_channels: 3,
+        value_channels: 5,
+        value_hidden: 7,
+        global_pool_every: 2,
+        actions: 37,
+    }
+}
+
+/// The native network of `weights` at `level`, on `threads` threads, in `precision`.
+fn native_at(
+    weights: &Weights,
+    level: SimdLevel,
+    threads: usize,
+    precision: Precision,
+) -> NativeNet {
+    NativeNet::new(weights)
+        .unwrap()
+        .with_level(level)
+        .unwrap()
+        .with_threads(threads)
+        .with_precision(precision)
+}
+
 #[test]
 fn default_shape_matches_on_every_level_and_thread_count() {
     let shape = Shape::new(16, 4, 48);
     let weights = random_weights(&shape, 5);
     for level in SimdLevel::available() {
         for threads in [1, 2] {
-            let net = NativeNet::new(&weights)
-                .unwrap()
-                .with_level(level)
-                .unwrap()
-                .with_threads(threads);
+            let net = native_at(&weights, level, threads, Precision::F32);
             for batch in [1, 7, 9, 13] {
                 let (p, v) = compare(&net, &weights, 16, batch, batch as u64);
                 assert!(
@@ -141,16 +166,7 @@ fn default_shape_matches_on_every_level_and_thread_count() {
 
 #[test]
 fn odd_shapes_with_global_pooling_match() {
-    let shape = Shape {
-        planes: 5,
-        blocks: 3,
-        channels: 13,
-        policy_channels: 3,
-        value_channels: 5,
-        value_hidden: 7,
-        global_pool_every: 2,
-        actions: 37,
-    };
+    let shape = odd_shape();
     let weights = random_weights(&shape, 9);
     assert!(weights.blocks[1].global_pool.is_some() && weights.blocks[0].global_pool.is_none());
     for level in SimdLevel::available() {
@@ -193,12 +209,7 @@ fn int8_is_near_the_reference_and_the_same_on_every_level() {
     let mut first: Option<(SimdLevel, Vec<f32>, Vec<f32>)> = None;
     for level in SimdLevel::available() {
         for threads in [1, 2] {
-            let net = NativeNet::new(&weights)
-                .unwrap()
-                .with_level(level)
-                .unwrap()
-                .with_threads(threads)
-                .with_precision(Precision::Int8);
+            let net = native_at(&weights, level, threads, Precision::Int8);
             assert_eq!(net.precision(), Precision::Int8);
             let (p, v) = compare(&net, &weights, 16, 13, 21);
             // Seven bits of activation per position, eight of weight per channel: near the
@@ -234,16 +245,7 @@ fn int8_is_near_the_reference_and_the_same_on_every_level() {
 fn int8_handles_padding_global_pooling_and_reused_buffers() {
     // 5 planes and 13 channels are padded to 8 and 16; the pooled block's second convolution
     // can see negative inputs and then runs in floats.
-    let shape = Shape {
-        planes: 5,
-        blocks: 3,
-        channels: 13,
-        policy_channels: 3,
-        value_channels: 5,
-        value_hidden: 7,
-        global_pool_every: 2,
-        actions: 37,
-    };
+    let shape = odd_shape();
     let weights = random_weights(&shape, 9);
     let net = NativeNet::new(&weights)
         .unwrap()
