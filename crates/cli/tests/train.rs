@@ -369,6 +369,12 @@ fn bench_net_reports_rates() {
         .expect(&text);
     let levels: Vec<String> = natives(line).into_iter().map(|(l, _)| l).collect();
     assert_eq!(levels, ["portable", "portable int8"], "{line}");
+    // The full path runs in the default backend's precision: floats on the portable kernels
+    // (where the 8-bit kernel is slower).
+    assert!(
+        text.contains("full evaluation path at batch 64, native portable fp32 ("),
+        "{text}"
+    );
     // One precision asked for: that one alone.
     let out = run(bin()
         .args(small)

@@ -97,15 +97,27 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         Some(precision) => vec![precision],
         None => vec![Precision::F32, Precision::Int8],
     };
-    let native64 = forward_rates(&cfg, &levels, &precisions, peak, args.seconds);
-    // The full path on the level and precision measured first (the best, or the ones asked
-    // for).
+    // The full path on the level measured first (the best, or the one asked for) in the
+    // default backend's precision when it was measured (else the one asked for).
     fanorona_infer::kernel::prefer(Some(levels[0]));
-    let full = bench_evaluator(&cfg, 64, args.seconds, backend_of(precisions[0]))?;
+    let full_precision = Backend::default()
+        .precision()
+        .filter(|p| precisions.contains(p))
+        .unwrap_or(precisions[0]);
+    let native64 = forward_rates(
+        &cfg,
+        &levels,
+        &precisions,
+        full_precision,
+        peak,
+        args.seconds,
+    );
+    fanorona_infer::kernel::prefer(Some(levels[0]));
+    let full = bench_evaluator(&cfg, 64, args.seconds, backend_of(full_precision))?;
     let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     println!(
         "full evaluation path at batch 64, native {} {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
-        levels[0], precisions[0], full.evals_per_sec
+        levels[0], full_precision, full.evals_per_sec
     );
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
     println!(
@@ -199,11 +211,12 @@ fn report_peaks(seconds: f64) -> f64 {
 
 /// One line per batch size: burn's forward pass, then the native path on each of `levels` in
 /// each of `precisions`, with their share of `peak` (an int8 pass counted at the float
-/// network's FLOPs). Returns the first level and precision's rate at batch 64.
+/// network's FLOPs). Returns the rate of the first level in `full` precision at batch 64.
 fn forward_rates(
     cfg: &NetConfig,
     levels: &[SimdLevel],
     precisions: &[Precision],
+    full: Precision,
     peak: f64,
     seconds: f64,
 ) -> Option<f64> {
@@ -233,7 +246,7 @@ fn forward_rates(
                 share(native.gflops),
                 native.evals_per_sec / burn.evals_per_sec.max(1e-9)
             );
-            if batch == 64 && native64.is_none() {
+            if batch == 64 && level == levels[0] && precision == full {
                 native64 = Some(native.evals_per_sec);
             }
         }
