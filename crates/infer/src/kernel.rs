@@ -128,10 +128,19 @@ pub struct Rows<'a, T = f32> {
     pub segment_len: usize,
 }
 
-impl<T> Rows<'_, T> {
+impl<'a, T> Rows<'a, T> {
     /// Products per output (`K`).
     pub fn depth(&self) -> usize {
         self.segments.len() * self.segment_len
+    }
+
+    /// Row `i`'s `K` values in order (its segments one after the other): the plain reading
+    /// the kernels are tested against.
+    pub fn row(&self, i: usize) -> impl Iterator<Item = &'a T> + '_ {
+        let base = self.bases[i];
+        self.segments
+            .iter()
+            .flat_map(move |&offset| &self.a[base + offset..base + offset + self.segment_len])
     }
 
     /// Whether there are 1 to `most_rows` rows, every row's every segment lies inside `a`
@@ -476,15 +485,11 @@ mod tests {
 
     fn reference(rows: Rows<'_>, panel: &[f32]) -> TileOut {
         let mut out = [[0.0; NR]; MR];
-        for (i, &base) in rows.bases.iter().enumerate() {
-            let mut k = 0;
-            for &offset in rows.segments {
-                for j in 0..rows.segment_len {
-                    for (n, o) in out[i].iter_mut().enumerate() {
-                        *o += rows.a[base + offset + j] * panel[(k + j) * NR + n];
-                    }
+        for (i, out) in out.iter_mut().enumerate().take(rows.bases.len()) {
+            for (k, &x) in rows.row(i).enumerate() {
+                for (n, o) in out.iter_mut().enumerate() {
+                    *o += x * panel[k * NR + n];
                 }
-                k += rows.segment_len;
             }
         }
         out

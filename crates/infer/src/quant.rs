@@ -350,15 +350,11 @@ mod tests {
 
     fn reference(rows: RowsU8<'_>, b: &dyn Fn(usize, usize) -> i32) -> TileSums {
         let mut out = [[0; NR]; MR];
-        for (i, &base) in rows.bases.iter().enumerate() {
-            let mut k = 0;
-            for &offset in rows.segments {
-                for j in 0..rows.segment_len {
-                    for (n, o) in out[i].iter_mut().enumerate() {
-                        *o += i32::from(rows.a[base + offset + j]) * b(k + j, n);
-                    }
+        for (i, out) in out.iter_mut().enumerate().take(rows.bases.len()) {
+            for (k, &x) in rows.row(i).enumerate() {
+                for (n, o) in out.iter_mut().enumerate() {
+                    *o += i32::from(x) * b(k, n);
                 }
-                k += rows.segment_len;
             }
         }
         out
