@@ -45,6 +45,10 @@ impl Networks for NetworkPlayers {
         Ok(self.model(net)?.native_weights()?.fingerprint())
     }
 
+    fn default_backend(&self) -> Backend {
+        self.backend
+    }
+
     fn build(
         &self,
         net: &NetSettings,

@@ -118,4 +118,24 @@ fn the_registry_checks_net_specs_without_loading_and_builds_them() {
         .parse(&format!("net:path={},sims=4,backend=burn", copy.display()))
         .unwrap();
     assert_eq!(registry.identity(&moved).unwrap(), identity);
+    // Without `backend=`, a player that does not run in floats says which backend it runs on
+    // (the program's default); one in floats keeps the key games were stored under before.
+    let spec = format!("net:path={},sims=4", path.display());
+    for (backend, suffix) in [
+        (Backend::Native, ",sims=4"),
+        (Backend::Int8, ",sims=4,backend=int8"),
+        (Backend::Burn, ",sims=4,backend=burn"),
+    ] {
+        let registry = player_registry(backend);
+        let settings = registry.parse(&spec).unwrap();
+        let identity = registry.identity(&settings).unwrap();
+        assert!(identity.ends_with(suffix), "{backend}: {identity}");
+    }
+    let settings = registry.parse(&format!("{spec},backend=native")).unwrap();
+    assert!(
+        registry
+            .identity(&settings)
+            .unwrap()
+            .ends_with(",sims=4,backend=native")
+    );
 }

@@ -98,6 +98,9 @@ pub trait Networks: Send + Sync {
     /// fingerprint of its weights (the same weights, moved or re-saved, give the same one).
     fn load(&self, net: &NetSettings) -> Result<u64, ResourceError>;
 
+    /// The backend a `net` player without `backend=` runs on (the program's choice).
+    fn default_backend(&self) -> fanorona_infer::Backend;
+
     /// The player: `net`'s model with `search` (its seed already the player's own), named
     /// `name`, with `tables`, its judge at the leaves (with `mix`) scoring with `judge`.
     fn build(
@@ -251,7 +254,10 @@ impl Registry {
 
     /// The player's identity: its spec with every file it names replaced by the fingerprint
     /// of what the file holds (`net:model=1a2b...,sims=200`), so a moved or re-saved model is
-    /// the same player and a retrained one is not. Loads the files (once).
+    /// the same player and a retrained one is not. A `net` player without `backend=` that runs
+    /// on another backend than floats (`int8`, the default on CPUs with AVX2, or `burn`) gets
+    /// it added (`...,backend=int8`): it plays differently, and games stored before that
+    /// default (in floats) keep their key. Loads the files (once).
     pub fn identity(&self, settings: &Settings) -> Result<String, BuildError> {
         let kind = self.kind(settings.kind())?;
         let mut text = kind.name.to_string();
@@ -281,6 +287,12 @@ impl Registry {
             };
             text.push(if i == 0 { ':' } else { ',' });
             text.push_str(&part);
+        }
+        if let PlayerSettings::Net(n) = &settings.player {
+            let default = self.networks()?.default_backend();
+            if n.backend.is_none() && default != fanorona_infer::Backend::Native {
+                text.push_str(&format!(",backend={default}"));
+            }
         }
         Ok(text)
     }
