@@ -40,7 +40,8 @@ fi
 echo "using $FANORONA_S3S_FS"
 
 step "build and run the Rust tests (dev profile; dependencies optimised)"
-cargo test --workspace --all-targets --locked
+# --no-fail-fast: one failing test binary must not hide the results of the others.
+cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
 
 step "the deployment example against the Kubernetes schemas"
