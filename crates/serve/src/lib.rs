@@ -134,7 +134,8 @@
 //! while they run; a search whose client goes away (a closed tab, a cancelled request, the
 //! request timeout) is stopped. A client that closes its sending side after its request (a
 //! half-close) is taken as gone too: at the socket the two look the same, and freeing the
-//! slots of abandoned searches matters more; requests that need no search are answered first.
+//! slots of abandoned searches matters more (a request that needs no search may go unanswered
+//! too: hyper usually reads the end of input before the answer is ready).
 //! On Ctrl-C the server stops accepting and exits
 //! without waiting for requests in flight.
 //!

@@ -224,7 +224,8 @@ pub fn run(
 /// gone, and its search is stopped: at the socket a half-close (`shutdown(SHUT_WR)`) looks
 /// exactly like a closed tab or a cancelled `fetch`, and stopping those searches at once is
 /// what keeps the slots free for the players still there (nginx does the same, its 499). A
-/// request that needs no search is answered before the end of input is read.
+/// request that needs no search is answered only if its answer is ready before hyper reads
+/// the end of input, which on a quiet machine it usually is not.
 pub async fn serve_connections(
     listener: tokio::net::TcpListener,
     chooser: Arc<dyn TurnChooser>,
