@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use burn::tensor::Device;
+use fanorona_engine::Action;
 use fanorona_infer::testing::largest_difference;
 use fanorona_infer::{NativeNet, SimdLevel};
 use fanorona_mcts::EvalRequest;
@@ -97,17 +98,28 @@ fn default_and_large_shapes_match_burn() {
     }
 }
 
-#[test]
-fn the_trained_sample_network_matches_burn_on_real_positions() {
+/// The trained sample network (`checkpoints/sample-4x48.fnm`) on `backend`.
+fn sample_network(backend: Backend) -> InferenceModel {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-4x48.fnm");
-    let (model, _) = load_exported(&path, Backend::Native).unwrap();
-    assert_eq!(model.backend(), Backend::Native);
-    let (burn, natives) = both(&model);
-    let states = sample_states(200, 11);
-    let requests: Vec<EvalRequest<'_, FanoronaState>> = states
+    let (model, _) = load_exported(&path, backend).unwrap();
+    assert_eq!(model.backend(), backend);
+    model
+}
+
+/// The evaluation requests of `states` (positions with their legal actions).
+fn requests_of(states: &[(FanoronaState, Vec<Action>)]) -> Vec<EvalRequest<'_, FanoronaState>> {
+    states
         .iter()
         .map(|(s, l)| EvalRequest { state: s, legal: l })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_trained_sample_network_matches_burn_on_real_positions() {
+    let model = sample_network(Backend::Native);
+    let (burn, natives) = both(&model);
+    let states = sample_states(200, 11);
+    let requests = requests_of(&states);
     let planes = encode_batch(&requests);
     let input = model.config().input_len();
     for native in &natives {
@@ -128,15 +140,10 @@ fn the_trained_sample_network_matches_burn_on_real_positions() {
 
 #[test]
 fn the_int8_backend_stays_near_burn_on_real_positions() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-4x48.fnm");
-    let (model, _) = load_exported(&path, Backend::Int8).unwrap();
-    assert_eq!(model.backend(), Backend::Int8);
+    let model = sample_network(Backend::Int8);
     let burn = model.clone().with_backend(Backend::Burn).unwrap();
     let states = sample_states(200, 11);
-    let requests: Vec<EvalRequest<'_, FanoronaState>> = states
-        .iter()
-        .map(|(s, l)| EvalRequest { state: s, legal: l })
-        .collect();
+    let requests = requests_of(&states);
     let planes = encode_batch(&requests);
     let (policy, wdl) = model.forward(&planes, 200);
     let (exact_policy, exact_wdl) = burn.forward(&planes, 200);
