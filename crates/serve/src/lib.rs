@@ -132,10 +132,11 @@
 //! at once, 64 from one address, each closed after 10 s without a complete request head (idle
 //! keep-alive included). Searches run on tokio's blocking pool, so the server keeps answering
 //! while they run; a search whose client goes away (a closed tab, a cancelled request, the
-//! request timeout) is stopped. A client that closes its sending side after its request (a
-//! half-close) is taken as gone too: at the socket the two look the same, and freeing the
-//! slots of abandoned searches matters more (a request that needs no search may go unanswered
-//! too: hyper usually reads the end of input before the answer is ready).
+//! request timeout) is stopped. A client that closes its sending side after a move, analysis
+//! or review request (a half-close) is taken as gone too: at the socket the two look the same,
+//! and freeing the slots of abandoned searches matters more. Every other request is answered
+//! after a half-close (the end of input is held back from hyper until it is), and a body cut
+//! short by one is refused at once with a 400.
 //! On Ctrl-C the server stops accepting and exits
 //! without waiting for requests in flight.
 //!

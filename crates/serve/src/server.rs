@@ -9,11 +9,12 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Request, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use fanorona_engine::{Rules, START_FEN};
+use hyper::body::Incoming;
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -115,6 +116,11 @@ struct AppState {
     /// wait for the engine's turn.
     running_analyses: Arc<std::sync::Mutex<Vec<Stop>>>,
 }
+
+/// The routes whose requests run a search: a client that closes its sending side during one
+/// is taken as gone and the search is stopped (see [`serve_connections`]); every other request
+/// is answered even then.
+pub const SEARCH_ROUTES: [&str; 3] = ["/api/move", "/api/analysis", "/api/review"];
 
 /// The whole application as an axum [`Router`]: the page, its assets, and the API.
 pub fn router(chooser: Arc<dyn TurnChooser>, config: ServerConfig) -> Router {
@@ -218,14 +224,14 @@ pub fn run(
 /// At most [`ServerConfig::max_connections`] at once (further clients wait in the listen
 /// queue) and [`ServerConfig::max_connections_per_client`] from one address (a connection
 /// beyond it gets a JSON 503 at once). hyper's own answers to unparsable requests get JSON
-/// bodies ([`crate::wire::JsonParseErrors`]).
+/// bodies (the connection is wrapped to rewrite them).
 ///
-/// A client that closes its side of the connection while its request is served is taken as
-/// gone, and its search is stopped: at the socket a half-close (`shutdown(SHUT_WR)`) looks
+/// A client that closes its side of the connection while a search of its own runs is taken
+/// as gone, and the search is stopped: at the socket a half-close (`shutdown(SHUT_WR)`) looks
 /// exactly like a closed tab or a cancelled `fetch`, and stopping those searches at once is
 /// what keeps the slots free for the players still there (nginx does the same, its 499). A
-/// request that needs no search is answered only if its answer is ready before hyper reads
-/// the end of input, which on a quiet machine it usually is not.
+/// request that needs no search ([`SEARCH_ROUTES`] lists those that do) is answered whatever
+/// the client does with its side: the end of input is held back from hyper until it is.
 pub async fn serve_connections(
     listener: tokio::net::TcpListener,
     chooser: Arc<dyn TurnChooser>,
@@ -265,8 +271,22 @@ pub async fn serve_connections(
             tokio::spawn(refuse(stream, per_client));
             continue;
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let io = hyper_util::rt::TokioIo::new(crate::wire::JsonParseErrors::new(stream));
+        let end = Arc::new(crate::wire::EndOfInput::default());
+        let io = hyper_util::rt::TokioIo::new(crate::wire::HoldEnd::new(
+            crate::wire::JsonParseErrors::new(stream),
+            end.clone(),
+        ));
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            // Decided as hyper hands the request over, before it next reads the socket.
+            let hold = (!SEARCH_ROUTES.contains(&request.uri().path())).then(|| end.hold());
+            let request = request.map(|body| crate::wire::EndWatchedBody::new(body, end.clone()));
+            let answer = tower::ServiceExt::oneshot(app.clone(), request);
+            async move {
+                let _hold = hold;
+                answer.await
+            }
+        });
         let connection = http.serve_connection(io, service);
         tokio::spawn(async move {
             let _slot = slot;
