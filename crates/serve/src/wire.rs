@@ -10,8 +10,8 @@
 //!
 //! hyper (with half-close off) takes a client's end of input during a request as the client
 //! gone and drops the request, which is right for a search (a closed tab must not hold a
-//! search slot) and wrong for a request that needs none, such as `curl`'s or `nc -N`'s health
-//! check that half-closes after writing. [`HoldEnd`] holds the end of input back from hyper
+//! search slot) and wrong for a request that needs none, such as a health check by `nc -N` or
+//! a script that half-closes after writing. [`HoldEnd`] holds the end of input back from hyper
 //! while such a request is in flight ([`EndOfInput::hold`]), so it is answered, and lets it
 //! through at once otherwise.
 
@@ -167,7 +167,7 @@ pub struct EndOfInput {
 struct EndState {
     /// Requests in flight that are answered whether or not the client is still reading.
     holds: usize,
-    /// The client's end of input has been read (and not yet passed on).
+    /// The client's end of input has been read (it stays read: every later read is the end).
     seen: bool,
     /// hyper's read waiting for the holds to end.
     reader: Option<Waker>,
