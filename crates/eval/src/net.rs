@@ -194,13 +194,6 @@ fn first_layer<const H1: usize>(net: &EvalNet, on: &[u16]) -> [i16; H1] {
     acc
 }
 
-/// The second layer's sum for output `j` brought back to the activation scale (rounded, not
-/// floored) and clipped.
-#[inline(always)]
-fn second_activation(sum: i32, bias: i32) -> i32 {
-    ((sum + bias + (QB >> 1)) >> QB_SHIFT).clamp(0, QA)
-}
-
 /// The second layer, one row after another (the compiler vectorises each row's dot product).
 #[inline(always)]
 fn second_layer<const H1: usize, const H2: usize>(net: &EvalNet, a1: &[i16; H1]) -> [i32; H2] {
@@ -211,7 +204,8 @@ fn second_layer<const H1: usize, const H2: usize>(net: &EvalNet, a1: &[i16; H1])
         for (x, w) in a1.iter().zip(row) {
             sum += i32::from(*x) * i32::from(*w);
         }
-        *out = second_activation(sum, net.b2[j]);
+        // Rounded, not floored, back to the activation scale.
+        *out = ((sum + net.b2[j] + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
     }
     a2
 }

@@ -118,6 +118,20 @@ fn status_and_json(answer: &str) -> (u16, serde_json::Value) {
     (status, json)
 }
 
+/// `request` on a fresh connection whose sending side is closed right after it: the whole
+/// answer (empty if none comes within 20 s).
+fn half_closed(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
 /// A client that closes its sending side after its request (`nc -N`, some health checkers)
 /// gets the answer to a request that needs no search, every time; during a search it is taken
 /// as gone (a half-close cannot be told from a closed tab, whose search must stop), and the
@@ -129,17 +143,7 @@ fn a_client_that_closes_its_side_gets_what_needs_no_search_and_its_search_stoppe
         max_concurrent_searches: 1,
         ..ServerConfig::default()
     });
-    let half_closed = |request: &[u8]| {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream.write_all(request).unwrap();
-        stream.shutdown(std::net::Shutdown::Write).unwrap();
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer
-    };
+    let half_closed = |request: &[u8]| half_closed(addr, request);
     for _ in 0..10 {
         let answer = half_closed(b"GET /api/health HTTP/1.1\r\nhost: x\r\n\r\n");
         let (status, json) = status_and_json(&answer);
@@ -297,18 +301,11 @@ fn requests_hyper_cannot_parse_get_json_errors_too() {
 fn a_body_cut_short_by_a_half_close_gets_a_json_400_at_once() {
     let (addr, _runtime) = start(ServerConfig::default());
     for route in ["/api/state", "/api/move", "/api/analysis"] {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
         let started = Instant::now();
         let head = format!(
             "POST {route} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"turns\": ["
         );
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.shutdown(std::net::Shutdown::Write).unwrap();
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
+        let answer = half_closed(addr, head.as_bytes());
         let (status, json) = status_and_json(&answer);
         assert_eq!(status, 400, "{route}: {answer}");
         let error = json["error"].as_str().unwrap();
