@@ -457,10 +457,10 @@ pub fn play_match(
     let mut running = MatchScore::default();
     let mut first_error = None;
     std::thread::scope(|scope| {
-        for _ in 0..threads {
+        let worker = || {
             let sender = sender.clone();
             let (next, abort) = (&next, &abort);
-            scope.spawn(move || {
+            move || {
                 while !abort.load(Ordering::Relaxed) {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= config.games {
@@ -474,7 +474,11 @@ pub fn play_match(
                         break;
                     }
                 }
-            });
+            }
+        };
+        // As many threads as the system gives; with none, this thread plays the games first.
+        if fanorona_data::workers::spawn_workers(scope, threads, worker) == 0 {
+            worker()();
         }
         drop(sender);
         for result in receiver {

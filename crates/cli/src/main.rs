@@ -17,6 +17,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod lines;
+mod output;
 
 /// Fanorona: self-play reinforcement learning, match play and a game to play against.
 #[derive(Parser, Debug)]
@@ -64,6 +66,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A setting in the environment that would be ignored is a usage error, as the same value
+    // given as a flag is.
+    if let Err(e) = check_environment() {
+        eprintln!("error: {}", clipped(&e));
+        return ExitCode::from(2);
+    }
     let backend = cli.backend.unwrap_or_default();
     let result = match cli.command {
         Command::Train(args) => commands::train::run_train(&args, cli.backend),
@@ -81,6 +89,16 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output went away (`| head`): end quietly, as a program
+        // stopped by SIGPIPE does.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<output::StdoutError>()
+                    .is_some_and(output::StdoutError::is_broken_pipe)
+            }) =>
+        {
+            ExitCode::from(BROKEN_PIPE_STATUS)
+        }
         Err(e) => {
             eprintln!("error: {}", error_text(&e));
             ExitCode::FAILURE
@@ -88,8 +106,53 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error and its causes on one line, `a: b: c`, each cause once: many errors already say
-/// what their cause says, and the chain would repeat it.
+/// The exit status when standard output's reader went away: 128 + SIGPIPE (13), what a shell
+/// reports for a C program that the signal ended.
+const BROKEN_PIPE_STATUS: u8 = 141;
+
+/// The environment variables that pick code paths: `FANORONA_SIMD` (the kernels' SIMD level)
+/// and `FANORONA_GATHER` (the move generator's gather), each unset or a value this CPU runs.
+fn check_environment() -> Result<(), String> {
+    fanorona_infer::SimdLevel::from_env()?;
+    fanorona_engine::Gather::from_env()?;
+    Ok(())
+}
+
+/// Longest run of non-blank characters an error message shows whole: an input of any size
+/// (a 100,000-character position) is quoted by its start and its length.
+const MAX_WORD_CHARS: usize = 200;
+/// Longest error message shown whole.
+const MAX_MESSAGE_CHARS: usize = 4_000;
+
+/// `text` with every run of more than [`MAX_WORD_CHARS`] non-blank characters cut to its start
+/// and its length, and the whole cut at [`MAX_MESSAGE_CHARS`] likewise.
+fn clipped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(MAX_MESSAGE_CHARS + 64));
+    let mut rest = text;
+    while !rest.is_empty() {
+        let blank = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (word, after) = rest.split_at(blank);
+        let count = word.chars().count();
+        if count > MAX_WORD_CHARS {
+            out.extend(word.chars().take(MAX_WORD_CHARS / 2));
+            out.push_str(&format!("... ({count} characters)"));
+        } else {
+            out.push_str(word);
+        }
+        let spaces = after.len() - after.trim_start().len();
+        out.push_str(&after[..spaces]);
+        rest = &after[spaces..];
+    }
+    let count = out.chars().count();
+    if count > MAX_MESSAGE_CHARS {
+        out = out.chars().take(MAX_MESSAGE_CHARS).collect();
+        out.push_str(&format!("... ({count} characters in all)"));
+    }
+    out
+}
+
+/// An error and its causes on one line, `a: b: c`, each cause once (many errors already say
+/// what their cause says, and the chain would repeat it), clipped (see [`clipped`]).
 fn error_text(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {
@@ -102,7 +165,7 @@ fn error_text(e: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
-    text
+    clipped(&text)
 }
 
 #[cfg(test)]
@@ -130,5 +193,22 @@ mod tests {
         assert_eq!(error_text(&e), "rating: player x: no such file");
         let plain = anyhow::anyhow!("inner").context("outer");
         assert_eq!(error_text(&plain), "outer: inner");
+    }
+
+    #[test]
+    fn inputs_of_any_size_are_quoted_by_their_start_and_length() {
+        let fen = "W".repeat(100_000);
+        let e = anyhow::anyhow!("not a position: {fen}").context("--fen");
+        let text = error_text(&e);
+        assert!(text.len() < 300, "{} bytes", text.len());
+        assert!(text.starts_with("--fen: not a position: WWWW"), "{text}");
+        assert!(text.ends_with("... (100000 characters)"), "{text}");
+        // many short words: the whole is cut
+        let words = "word ".repeat(10_000);
+        let text = clipped(&words);
+        assert!(text.chars().count() < MAX_MESSAGE_CHARS + 50);
+        assert!(text.ends_with("... (50000 characters in all)"), "{text}");
+        // short messages are untouched, blanks kept
+        assert_eq!(clipped("a  b\tc é"), "a  b\tc é");
     }
 }

@@ -183,20 +183,20 @@ pub fn check_regular_file(path: &Path) -> io::Result<()> {
     }
 }
 
-/// Reads the whole regular file at `path`, refusing anything else (a FIFO, a device, a
-/// folder: checked before it is opened, so a reader never blocks on one) and a file of more
-/// than `max_bytes` (checked on the open file and while reading, so a file that grows meanwhile
-/// is refused too).
-pub fn read_bounded(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    check_regular_file(path)?;
-    let file = fs::File::open(path)?;
-    let too_large = || {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("larger than the {max_bytes} bytes such a file may hold"),
-        )
-    };
+/// Opens the regular file at `path` (links followed) for reading: the one way every reader of
+/// the project's files opens them. Anything else is refused with an error that says what it is
+/// (a FIFO, a device, a folder, a socket), and opening never blocks: on Unix the file is opened
+/// with `O_NONBLOCK` and its type checked on the open file, so a FIFO put in place of a file
+/// (even between a check and the open) cannot stall the reader.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -204,6 +204,23 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
             format!("not a regular file ({})", kind_of(&meta)),
         ));
     }
+    // O_NONBLOCK means nothing to a regular file's reads: it stays as it is.
+    Ok(file)
+}
+
+/// Reads the whole regular file at `path` ([`open_regular`]: a FIFO, a device or a folder is
+/// refused, never blocked on), refusing a file of more than `max_bytes` (checked on the open
+/// file and while reading, so a file that grows meanwhile is refused too).
+pub fn read_bounded(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than the {max_bytes} bytes such a file may hold"),
+        )
+    };
+    let meta = file.metadata()?;
     if meta.len() > max_bytes {
         return Err(too_large());
     }

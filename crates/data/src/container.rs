@@ -254,10 +254,9 @@ pub fn read(
 /// opened, so the look cannot block).
 pub fn has_magic(path: &Path, magic: &[u8; 8]) -> bool {
     let mut found = [0u8; 8];
-    crate::atomic::check_regular_file(path).is_ok()
-        && std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut found))
-            .is_ok()
+    crate::atomic::open_regular(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut found))
+        .is_ok()
         && &found == magic
 }
 

@@ -2,6 +2,9 @@
 //! checksummed container that every binary format is built on ([`container`]: checkpoints,
 //! exported models, replay shards).
 //!
+//! It also holds the one way the project starts worker threads ([`workers`]): a thread the
+//! system refuses slows a job down instead of ending it with a panic.
+//!
 //! What it owns is deliberately small and free of heavy dependencies, so the network, the
 //! training pipeline and the command line share one implementation of "never leave half a
 //! file behind".
@@ -22,9 +25,10 @@
 
 mod atomic;
 pub mod container;
+pub mod workers;
 
 pub use atomic::{
-    AtomicWriteError, check_regular_file, read_bounded, remove_stale_temporaries, write_atomic,
+    AtomicWriteError, check_regular_file, open_regular, read_bounded, remove_stale_temporaries, write_atomic,
     write_atomic_with,
 };
 pub use container::ContainerError;

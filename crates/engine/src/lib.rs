@@ -29,6 +29,7 @@
 
 mod error;
 mod game;
+mod gather;
 mod geometry;
 mod movegen;
 mod moves;
@@ -40,6 +41,7 @@ mod turns;
 mod zobrist;
 
 pub use error::{FenError, IllegalAction, IllegalTurn, ParseError, SetupError};
+pub use gather::{GATHER_ENV, Gather};
 pub use game::{DEFAULT_NO_PROGRESS_LIMIT, DrawReason, EndReason, Game, Outcome, Rules, WinReason};
 pub use geometry::{Bitboard, BitboardIter, Direction, HEIGHT, NUM_POINTS, Point, WIDTH};
 pub use movegen::{ActionList, MAX_ACTIONS};

@@ -8,9 +8,10 @@
 //! on the opposite neighbour. The ring order (SW, S, SE, W, E, NW, N, NE: increasing bit
 //! offset) puts each direction's opposite at bit `7 - k`, so "opposite" is a bit reversal.
 //!
-//! With BMI2 (the project builds for x86-64-v3, see `.cargo/config.toml`) a gather is one
-//! `pext` instruction; elsewhere a portable loop does the same.
+//! A gather is one BMI2 `pext` instruction where that is fast, and a few shifts and masks
+//! elsewhere, picked once per process ([`Gather`]).
 
+use crate::gather::Gather;
 use crate::geometry::{Bitboard, Direction, NEIGHBOURS, NO_POINT, NUM_POINTS, Point, ROWS, row};
 
 /// The eight neighbours (and the points two steps away) of one point, gathered into a byte:
@@ -83,25 +84,43 @@ const RING_POSITION: [u8; 8] = {
     table
 };
 
-/// Collect the bits of `x` selected by `mask` into the low bits, in order (`pext`).
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-#[inline(always)]
-#[allow(unsafe_code)]
-fn gather(x: u64, mask: u64) -> u32 {
-    // SAFETY: `pext` needs BMI2, and this version is only compiled when the build enables
-    // BMI2 for the whole program (`target_feature = "bmi2"`).
-    unsafe { std::arch::x86_64::_pext_u64(x, mask) as u32 }
-}
-
-/// Collect the bits of `x` selected by `mask` into the low bits, in order (`pext`).
-#[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+/// Collect the bits of `x` selected by `mask` into the low bits, in order (what `pext` does),
+/// with the gather this process uses ([`Gather::active`]). `mask` is one of the two rings: a
+/// constant at every call, so the portable branch folds to a few shifts and masks.
 #[inline(always)]
 fn gather(x: u64, mask: u64) -> u32 {
-    gather_portable(x, mask)
+    #[cfg(target_arch = "x86_64")]
+    if Gather::active() == Gather::Pext {
+        // SAFETY: `Gather::Pext` is only active on a CPU with BMI2 (`Gather::available`).
+        #[allow(unsafe_code)]
+        return unsafe { crate::gather::pext(x, mask) };
+    }
+    gather_rings(x, mask)
 }
 
-/// `pext` in portable code.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+/// [`gather`] without `pext`: the two rings by shifts and masks (bits `10..=12, 19, 21,
+/// 28..=30` for the neighbours; `0, 2, 4, 18, 22, 36, 38, 40` two steps out), any other mask
+/// bit by bit.
+#[inline(always)]
+fn gather_rings(x: u64, mask: u64) -> u32 {
+    let bits = if mask == RING1_MASK {
+        ((x >> 10) & 0b111) | ((x >> 16) & 0b1000) | ((x >> 17) & 0b1_0000) | ((x >> 23) & 0b1110_0000)
+    } else if mask == RING2_MASK {
+        (x & 1)
+            | ((x >> 1) & 0b10)
+            | ((x >> 2) & 0b100)
+            | ((x >> 15) & 0b1000)
+            | ((x >> 18) & 0b1_0000)
+            | ((x >> 31) & 0b10_0000)
+            | ((x >> 32) & 0b100_0000)
+            | ((x >> 33) & 0b1000_0000)
+    } else {
+        return gather_portable(x, mask);
+    };
+    bits as u32
+}
+
+/// `pext` bit by bit, for any mask (the reference the other gathers are tested against).
 fn gather_portable(x: u64, mut mask: u64) -> u32 {
     let mut out = 0u32;
     let mut k = 0;
@@ -214,9 +233,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gather_matches_the_portable_version() {
+    fn every_gather_matches_the_bit_by_bit_one() {
+        // Both paths on every machine: the shifts always, `pext` where the CPU has it.
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..1000 {
+        for _ in 0..10_000 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -225,7 +245,16 @@ mod tests {
                 RING2_MASK,
                 x.rotate_left(7) & 0x8421_8421_8421_8421,
             ] {
-                assert_eq!(gather(x, mask), gather_portable(x, mask));
+                let want = gather_portable(x, mask);
+                assert_eq!(gather_rings(x, mask), want, "{x:#x} {mask:#x}");
+                assert_eq!(gather(x, mask), want);
+                #[cfg(target_arch = "x86_64")]
+                if Gather::Pext.available() {
+                    #[allow(unsafe_code)]
+                    // SAFETY: the CPU has BMI2.
+                    let fast = unsafe { crate::gather::pext(x, mask) };
+                    assert_eq!(fast, want);
+                }
             }
         }
     }

@@ -15,6 +15,9 @@
 //! target has. [`SimdLevel::detect`] picks at run time (the best the CPU has, or the one
 //! [`prefer`] or the `FANORONA_SIMD` environment variable names).
 
+/// The environment variable that picks the SIMD level of every kernel.
+pub const SIMD_ENV: &str = "FANORONA_SIMD";
+
 /// Most rows of a tile (the AVX-512 kernel's; [`SimdLevel::tile_rows`] is each level's).
 pub const MR: usize = 12;
 /// Columns of a tile (and of a repacked weight panel).
@@ -40,15 +43,36 @@ impl SimdLevel {
         if let Some(level) = preferred().filter(|l| l.is_available()) {
             return level;
         }
-        if let Some(level) = SimdLevel::from_env().filter(|l| l.is_available()) {
+        if let Ok(Some(level)) = SimdLevel::from_env() {
             return level;
         }
         SimdLevel::available()[0]
     }
 
-    /// The level `FANORONA_SIMD` names, if it names one.
-    pub fn from_env() -> Option<SimdLevel> {
-        std::env::var("FANORONA_SIMD").ok()?.trim().parse().ok()
+    /// The level `FANORONA_SIMD` names: `None` when it is unset or empty, an error naming the
+    /// variable when its value is not a level or names one this CPU does not run (programs
+    /// check it up front, so that a bad value is not silently ignored).
+    pub fn from_env() -> Result<Option<SimdLevel>, String> {
+        let Some(value) = std::env::var_os(SIMD_ENV) else {
+            return Ok(None);
+        };
+        let value = value.to_string_lossy();
+        let value = value.trim();
+        if value.is_empty() {
+            return Ok(None);
+        }
+        let level: SimdLevel = value
+            .parse()
+            .map_err(|_| format!("{SIMD_ENV}={value}: not a SIMD level (avx512, avx2 or portable)"))?;
+        let available = SimdLevel::available();
+        if !available.contains(&level) {
+            let names: Vec<&str> = available.iter().map(|l| l.name()).collect();
+            return Err(format!(
+                "{SIMD_ENV}={level}: this CPU does not run it (it runs {})",
+                names.join(", ")
+            ));
+        }
+        Ok(Some(level))
     }
 
     /// Every level this CPU runs, best first (the portable one always last).

@@ -49,14 +49,28 @@ pub struct FanoronaState {
 pub struct SearchTables {
     tables: Arc<Tablebase>,
     hits: AtomicU64,
+    /// Wait for a class's distances on first need (a search without a clock: see
+    /// [`crate::tables::exact`]).
+    wait: bool,
 }
 
 impl SearchTables {
-    /// Count the uses of `tables`.
+    /// Count the uses of `tables`, for a search without a clock: a class's distances are
+    /// waited for when first needed, so the search replays exactly.
     pub fn new(tables: Arc<Tablebase>) -> Self {
         SearchTables {
             tables,
             hits: AtomicU64::new(0),
+            wait: true,
+        }
+    }
+
+    /// Count the uses of `tables`, for a search on a clock: it never waits for a file (a
+    /// class's distances are read in the background meanwhile).
+    pub fn on_clock(tables: Arc<Tablebase>) -> Self {
+        SearchTables {
+            wait: false,
+            ..SearchTables::new(tables)
         }
     }
 
@@ -101,7 +115,7 @@ impl FanoronaState {
     fn table_result(&self) -> Option<Terminal> {
         let pos = self.game.position();
         let tables = self.tables.as_deref()?;
-        let probe = crate::tables::exact(Some(&tables.tables), pos)?;
+        let probe = crate::tables::exact(Some(&tables.tables), pos, tables.wait)?;
         tables.hits.fetch_add(1, Ordering::Relaxed);
         let us = player_of(pos.side_to_move());
         Some(match probe.wdl {

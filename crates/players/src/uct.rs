@@ -1,7 +1,7 @@
 //! The MCTS player: plain UCT (the generic search with uniform priors and random rollouts), or
 //! the network player when a network is its evaluator.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fanorona_engine::{Action, Game, Turn};
@@ -13,7 +13,7 @@ use crate::mix::{LeafMix, Mixed};
 use crate::player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
-use crate::state::FanoronaState;
+use crate::state::{FanoronaState, SearchTables};
 
 /// Settings of the MCTS player.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -298,9 +298,6 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         let started = Instant::now();
         check_playable(game)?;
         check_limit(limit)?;
-        if let Some(choice) = crate::tables::table_choice(&self.tables, game) {
-            return Ok(choice);
-        }
         let (simulations, millis) = match limit {
             Some(Limit::Simulations(n)) => (n, None),
             Some(Limit::Millis(ms)) => (self.config.simulations, Some(ms)),
@@ -314,6 +311,11 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         };
         // A time too far away to represent is no time limit (simulations then decide).
         let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        // Without a clock the tables' distances are waited for (the game replays exactly).
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none())
+        {
+            return Ok(choice);
+        }
         let config = MctsConfig {
             simulations,
             ..self.config
@@ -330,7 +332,13 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
             Some(search) => search,
             None => {
                 let seed = derive_seed(self.config.seed, self.turns);
-                let root = FanoronaState::new(game.clone()).with_tables(self.tables.clone());
+                let tables = self.tables.clone().map(|tb| {
+                    Arc::new(match deadline {
+                        None => SearchTables::new(tb),
+                        Some(_) => SearchTables::on_clock(tb),
+                    })
+                });
+                let root = FanoronaState::new(game.clone()).with_search_tables(tables);
                 Search::new(root, config, seed)?
             }
         };

@@ -143,3 +143,70 @@ fn mcts_with_tables_converts_a_won_endgame() {
         Some(Color::White)
     );
 }
+
+/// Tables of up to three stones written to a folder once; each call opens them afresh, so
+/// every class's distances are still on disk (read when first needed).
+fn fresh_tables_from_disk() -> Arc<Tablebase> {
+    static DIR: OnceLock<fanorona_testkit::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = fanorona_testkit::TempDir::new("players-tables-on-disk");
+        build::build_dir(dir.path(), 3, 50, 1, &mut |_| {}).unwrap();
+        dir
+    });
+    Arc::new(Tablebase::open(dir.path(), Rules::default()).unwrap())
+}
+
+#[test]
+fn a_search_without_a_clock_waits_for_the_distances_and_replays() {
+    // Distances read in the background made a depth-limited search see the tables or not
+    // depending on timing ("tb win 28" in one run, a centistone score in the next), so a match
+    // with tables did not replay. A search without a clock waits for them.
+    for _ in 0..5 {
+        let mut player = AlphaBetaPlayer::new(AlphaBetaConfig {
+            depth: Some(2),
+            ..AlphaBetaConfig::default()
+        })
+        .with_tables(Some(fresh_tables_from_disk()));
+        let choice = player.choose(&game(LONG_WIN), None).unwrap();
+        assert_eq!(choice.info.score.unwrap().to_string(), "tb win 28");
+        // late in the counter the same placement is drawn: only the distance tells
+        let late = Position::from_setup(&Setup {
+            no_capture_turns: 30,
+            ..parse_position(LONG_WIN).unwrap().to_setup()
+        })
+        .unwrap();
+        let state = FanoronaState::from_position(late, Rules::default())
+            .with_tables(Some(fresh_tables_from_disk()));
+        assert_eq!(state.terminal(), Some(Terminal::Draw));
+    }
+}
+
+#[test]
+fn a_search_on_a_clock_never_waits_for_a_file() {
+    let late = Position::from_setup(&Setup {
+        no_capture_turns: 30,
+        ..parse_position(LONG_WIN).unwrap().to_setup()
+    })
+    .unwrap();
+    let tables = Arc::new(fanorona_players::SearchTables::on_clock(
+        fresh_tables_from_disk(),
+    ));
+    let state = FanoronaState::from_position(late, Rules::default())
+        .with_search_tables(Some(Arc::clone(&tables)));
+    // the first look starts the read in the background and answers without the tables
+    assert_eq!(state.terminal(), None);
+    // once the distances are in memory, the same look is exact
+    let started = std::time::Instant::now();
+    while state.terminal().is_none() {
+        assert!(started.elapsed().as_secs() < 60, "the distances were never read");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(state.terminal(), Some(Terminal::Draw));
+    // a timed alpha-beta turn on fresh tables still plays (without them at first)
+    let mut player = AlphaBetaPlayer::new(AlphaBetaConfig::default())
+        .with_tables(Some(fresh_tables_from_disk()));
+    let choice = player
+        .choose(&game(LONG_WIN), Some(fanorona_players::Limit::Millis(50)))
+        .unwrap();
+    assert!(game(LONG_WIN).position().try_play_turn(&choice.turn).is_ok());
+}

@@ -122,6 +122,10 @@ fn check_request(max_stones: usize, limit: u32) -> Result<(), TableError> {
     Ok(())
 }
 
+/// Most threads a build or a verification runs (more are not started; fewer run when the
+/// system refuses some, see [`fanorona_data::workers`]).
+pub const MAX_THREADS: usize = 1024;
+
 /// Solve every class with up to `max_stones` stones, in memory.
 pub fn build_in_memory(
     max_stones: usize,
@@ -185,7 +189,7 @@ fn build(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Tablebase, TableError> {
     check_request(max_stones, limit)?;
-    let threads = threads.max(1);
+    let threads = threads.clamp(1, MAX_THREADS);
     let classes = plan(max_stones);
     let entries = classes
         .iter()
@@ -363,21 +367,17 @@ fn parallel_chunks<T: Send>(
     let chunks = len.div_ceil(chunk);
     let next = AtomicU64::new(0);
     let results: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(chunks));
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(chunks.max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let c = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    if c >= chunks {
-                        break;
-                    }
-                    let range = c * chunk..((c + 1) * chunk).min(len);
-                    let out = f(range);
-                    if let Ok(mut r) = results.lock() {
-                        r.push((c, out));
-                    }
-                }
-            });
+    fanorona_data::workers::run_workers(threads.min(chunks.max(1)), || {
+        loop {
+            let c = next.fetch_add(1, Ordering::Relaxed) as usize;
+            if c >= chunks {
+                break;
+            }
+            let range = c * chunk..((c + 1) * chunk).min(len);
+            let out = f(range);
+            if let Ok(mut r) = results.lock() {
+                r.push((c, out));
+            }
         }
     });
     let mut results = results.into_inner().unwrap_or_default();
@@ -569,9 +569,7 @@ fn initial_pass(smaller: &Tablebase, w: &mut Work, succ: ClassIndex, threads: us
             .enumerate(),
     );
     let at_one = AtomicU64::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
+    fanorona_data::workers::run_workers(threads, || {
                 while let Some((c, (entries, pending))) =
                     jobs.lock().ok().and_then(|mut j| j.next())
                 {
@@ -589,8 +587,6 @@ fn initial_pass(smaller: &Tablebase, w: &mut Work, succ: ClassIndex, threads: us
                     }
                     at_one.fetch_add(ones, Ordering::Relaxed);
                 }
-            });
-        }
     });
     at_one.into_inner()
 }
@@ -652,6 +648,7 @@ pub fn verify(
     progress: &mut dyn FnMut(&ClassStats),
 ) -> Result<VerifyReport, TableError> {
     let limit = tb.limit();
+    let threads = threads.clamp(1, MAX_THREADS);
     let mut report = VerifyReport::default();
     let classes: Vec<(usize, usize)> = tb.classes().collect();
     // Every distance is needed (a class's successors are in its mirror): read them all first,
@@ -672,7 +669,7 @@ pub fn verify(
         let entries = table
             .entries()
             .map_err(|what| TableError::Unreadable(what.to_string()))?;
-        let bad = parallel_chunks(entries.len(), threads.max(1), |range| {
+        let bad = parallel_chunks(entries.len(), threads, |range| {
             let mut bad: Vec<(u64, Probe, Probe)> = Vec::new();
             let mut checked = 0u64;
             for i in range {
@@ -712,7 +709,7 @@ pub fn verify(
         report.classes += 1;
         progress(&ClassStats {
             seconds: started.elapsed().as_secs_f64(),
-            ..stats(index, entries, threads.max(1))
+            ..stats(index, entries, threads)
         });
     }
     Ok(report)

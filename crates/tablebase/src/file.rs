@@ -74,6 +74,8 @@ pub(crate) struct ClassTable {
     /// Win/draw/loss at counter 0, packed (see [`value::pack_wdl`]).
     pub(crate) wdl: Vec<u8>,
     distances: Distances,
+    /// A failure to read the distances was reported.
+    failure_reported: AtomicBool,
 }
 
 impl ClassTable {
@@ -83,6 +85,7 @@ impl ClassTable {
             index,
             wdl: value::pack_wdl(&entries),
             distances: Distances::Memory(entries),
+            failure_reported: AtomicBool::new(false),
         }
     }
 
@@ -98,6 +101,7 @@ impl ClassTable {
                 loaded: OnceLock::new(),
                 reading: AtomicBool::new(false),
             },
+            failure_reported: AtomicBool::new(false),
         }
     }
 
@@ -140,6 +144,12 @@ impl ClassTable {
                 Some(loaded.get()?.as_deref().map_err(String::as_str))
             }
         }
+    }
+
+    /// Whether this call is the first to see that the distances could not be read (so that
+    /// it is reported once).
+    pub(crate) fn first_failure(&self) -> bool {
+        !self.failure_reported.swap(true, Ordering::AcqRel)
     }
 
     /// Whether this call is the first to ask for a background read of the distances.
@@ -329,7 +339,7 @@ fn peek(path: &Path, limit: u32, index: &ClassIndex) -> Result<(), TableError> {
         what,
     };
     let mut head = [0u8; container::HEADER_LEN + HEADER];
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = fanorona_data::open_regular(path).map_err(io)?;
     let size = file.metadata().map_err(io)?.len();
     file.read_exact(&mut head)
         .map_err(|_| bad(format!("{size} bytes: too short for a table")))?;

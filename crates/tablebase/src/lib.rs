@@ -135,12 +135,23 @@ pub enum ProbeError {
     Reading,
 }
 
+/// What is told, once per class, when a class's distance file cannot be used in play (see
+/// [`Tablebase::on_unreadable`]).
+pub type UnreadableReport = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// A set of class tables for one no-progress limit, in memory.
 pub struct Tablebase {
     limit: u32,
     classes: BTreeMap<(usize, usize), Arc<ClassTable>>,
     /// The most stones of any class present: a quick "not covered" for larger positions.
     most_stones: usize,
+    /// Told when a class's distances turn out unreadable during play.
+    unreadable: UnreadableReport,
+}
+
+/// The default [`UnreadableReport`]: a warning on standard error.
+fn warn_unreadable(message: &str) {
+    eprintln!("warning: endgame tables: {message}");
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -162,7 +173,17 @@ impl Tablebase {
             limit,
             classes: BTreeMap::new(),
             most_stones: 0,
+            unreadable: Arc::new(warn_unreadable),
         })
+    }
+
+    /// Tells `report` (instead of standard error) when a class's distance file, read when a
+    /// probe first needs it, cannot be used: damaged, cut, removed or replaced after the tables
+    /// were opened. It is told once per class, with the file and the reason; positions of that
+    /// class are then played without the tables (a search goes on as if they were not there).
+    pub fn on_unreadable(mut self, report: UnreadableReport) -> Tablebase {
+        self.unreadable = report;
+        self
     }
 
     /// Load the tables in `dir` built for `rules`: every class's results file (`AvB.fnwdl`)
@@ -329,7 +350,15 @@ impl Tablebase {
                 return Err(ProbeError::Reading);
             }
         }
-        .map_err(|what| ProbeError::Unreadable(what.to_string()))?;
+        .map_err(|what| {
+            if table.first_failure() {
+                (self.unreadable)(&format!(
+                    "{what}; positions of {} against {} stones are played without the tables",
+                    key.0, key.1
+                ));
+            }
+            ProbeError::Unreadable(what.to_string())
+        })?;
         Ok(value::decode(entries[i as usize]).unwrap_or(Probe::DRAW))
     }
 
@@ -390,6 +419,7 @@ impl Tablebase {
             limit: self.limit,
             most_stones: classes.keys().map(|(a, b)| a + b).max().unwrap_or(0),
             classes,
+            unreadable: Arc::clone(&self.unreadable),
         }
     }
 

@@ -437,3 +437,86 @@ fn a_probe_with_a_clock_never_waits_for_a_distance_file() {
     };
     assert_eq!(answer.unwrap().dtz, 28);
 }
+
+/// Opens the tables in `dir` on a thread of its own, so that a reader that blocks fails the
+/// test instead of hanging it.
+fn open_within_seconds(dir: &std::path::Path) -> Result<Tablebase, TableError> {
+    let (send, receive) = std::sync::mpsc::channel();
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = send.send(Tablebase::open(&dir, Rules::default()));
+    });
+    receive
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("opening the tables blocked")
+}
+
+#[test]
+fn a_fifo_or_a_folder_in_place_of_a_table_file_is_refused_at_once() {
+    // A FIFO where a distance file belongs hung every command that opened the tables (the
+    // head of the file was read with a plain open, which waits for a writer).
+    let dir = built_dir("tablebase-fifo");
+    for name in ["1v1.fntb", "1v1.fnwdl"] {
+        let path = dir.join(name);
+        let good = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        fanorona_testkit::make_fifo(&path);
+        let err = open_within_seconds(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains(name) && err.contains("not a regular file (fifo)"),
+            "{err}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        let err = open_within_seconds(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains(name) && err.contains("not a regular file (directory)"),
+            "{err}"
+        );
+        std::fs::remove_dir(&path).unwrap();
+        std::fs::write(&path, good).unwrap();
+    }
+    assert!(open_within_seconds(&dir).is_ok());
+}
+
+#[test]
+fn a_distance_file_damaged_or_removed_after_opening_is_reported_once_in_play() {
+    // Probes in play (a search) used to drop such a class without a word.
+    let dir = built_dir("tablebase-report");
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = std::sync::Arc::clone(&told);
+    let tb = Tablebase::open(&dir, Rules::default())
+        .unwrap()
+        .on_unreadable(std::sync::Arc::new(move |m: &str| {
+            sink.lock().unwrap().push(m.to_string())
+        }));
+    // damaged after the tables were opened
+    let path = dir.join("2v1.fntb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    // and 1v2's removed
+    std::fs::remove_file(dir.join("1v2.fntb")).unwrap();
+    let won = parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+    // White's winning turn leaves Black to move, lost, in class 1v2
+    let lost = won.try_play_turn(&"a1b2".parse().unwrap()).unwrap();
+    for _ in 0..3 {
+        assert!(tb.probe(&won).is_err());
+        assert!(tb.probe(&lost).is_err());
+    }
+    let started = std::time::Instant::now();
+    while told.lock().unwrap().len() < 2 && started.elapsed().as_secs() < 20 {
+        let _ = tb.probe_ready(&won);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let told = told.lock().unwrap().clone();
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert!(
+        told.iter().any(|m| m.contains("2v1.fntb")
+            && m.contains("checksum")
+            && m.contains("2 against 1 stones are played without the tables")),
+        "{told:?}"
+    );
+    assert!(told.iter().any(|m| m.contains("1v2.fntb")), "{told:?}");
+}

@@ -485,12 +485,23 @@ fn fraction(x: f32) -> bool {
     x.is_finite() && (0.0..=1.0).contains(&x)
 }
 
+/// Largest config file read (the shipped ones are a few kilobytes).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 impl TrainConfig {
     /// Read, parse and validate a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+        let read_error = |message: String| ConfigError::Read {
             path: path.display().to_string(),
-            message: e.to_string(),
+            message,
+        };
+        let bytes = fanorona_data::read_bounded(path, MAX_CONFIG_BYTES)
+            .map_err(|e| read_error(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            read_error(format!(
+                "not UTF-8 text (bad byte at {}): is it a config file?",
+                e.utf8_error().valid_up_to()
+            ))
         })?;
         TrainConfig::parse(&text, &path.display().to_string())
     }

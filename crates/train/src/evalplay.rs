@@ -127,9 +127,10 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
         let pos = *game.position();
         let mover = pos.side_to_move();
         if let Some(t) = tables.filter(|t| t.fits(rules))
-            && let Some(probe) = fanorona_players::tables::exact(Some(t), &pos)
+            && let Some(probe) = fanorona_players::tables::exact(Some(t), &pos, true)
         {
-            // The tables know the result: the game ends here with it.
+            // The tables know the result (waiting for their distances, so that the game does
+            // not depend on timing): the game ends here with it.
             let exact = wdl_value(probe.wdl);
             recorded.push((pos, mover, SearchScore::Centistones(0), Some(exact)));
             adjudicated = Some(match probe.wdl {
@@ -218,11 +219,11 @@ pub fn eval_selfplay_generation(
     let mut error = None;
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::channel::<Played>();
-        for _ in 0..threads {
+        let player_thread = || {
             let sender = sender.clone();
             let next_game = &next_game;
             let tables = tables.as_ref();
-            scope.spawn(move || {
+            move || {
                 while !run_ref.stopped() {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= wanted {
@@ -233,7 +234,11 @@ pub fn eval_selfplay_generation(
                         return;
                     }
                 }
-            });
+            }
+        };
+        // As many threads as the system gives; with none, this thread plays the games first.
+        if fanorona_data::workers::spawn_workers(scope, threads, player_thread) == 0 {
+            player_thread()();
         }
         drop(sender);
         // This thread writes the shards as games finish (also those that finish after a

@@ -251,12 +251,19 @@ impl RunLock {
         })
     }
 
-    /// Takes the trainer's lease on a run on a store (see [`Lease`]).
+    /// Takes the trainer's lease on a run on a store (see [`Lease`]); for a store kept in a
+    /// folder of this machine (`file://`), the file lock in that folder first, the lock a
+    /// trainer naming the folder by its path takes ([`RunLocation::folder`]).
     pub fn acquire_lease(run: Arc<StoreRun>) -> Result<RunLock, RunDirError> {
+        let local = match RunLocation::parse(run.url()).folder() {
+            Some(folder) => Some(RunLock::acquire(&folder)?),
+            None => None,
+        };
+        let (file, unsupported) = local.map_or((None, None), |l| (l._file, l.unsupported));
         Ok(RunLock {
-            _file: None,
+            _file: file,
             lease: Some(Lease::acquire(run)?),
-            unsupported: None,
+            unsupported,
         })
     }
 

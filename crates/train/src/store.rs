@@ -96,6 +96,20 @@ impl RunLocation {
             RunLocation::Store(_) => None,
         }
     }
+
+    /// The folder of this machine that holds the run, however the location is spelled: a
+    /// local path, or the path of a `file://` URL (a store kept in a folder). `None` for a run
+    /// on a remote store. Every trainer of a run takes the file lock in this folder, so two
+    /// trainers exclude each other whether they name it `runs/r` or `file:///.../runs/r`.
+    pub fn folder(&self) -> Option<PathBuf> {
+        match self {
+            RunLocation::Local(path) => Some(path.clone()),
+            RunLocation::Store(url) => url::Url::parse(url)
+                .ok()
+                .filter(|u| u.scheme() == "file")
+                .and_then(|u| u.to_file_path().ok()),
+        }
+    }
 }
 
 impl fmt::Display for RunLocation {

@@ -259,6 +259,40 @@ fn one_trainer_per_run_and_the_lock_goes_with_it() {
 }
 
 #[test]
+fn a_run_named_by_its_path_and_by_a_file_url_has_one_trainer() {
+    // Two trainers trained one run at once when one named it `runs/r` and the other
+    // `file:///.../runs/r`: the lock (a file lock) and the lease (an object) did not see
+    // each other.
+    let dir = temp_dir("two-spellings");
+    let url = format!("file://{}", dir.display());
+    let store = || Arc::new(fanorona_train::store::StoreRun::open(&url).unwrap());
+    // the path's trainer holds it: a trainer of the URL is refused ...
+    let held = fanorona_train::RunLock::acquire(&dir).unwrap();
+    let err = fanorona_train::RunLock::acquire_lease(store())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("in use by another trainer"), "{err}");
+    let mut by_url = options(&dir, 1);
+    by_url.run_dir = fanorona_train::RunLocation::parse(&url);
+    let err = train(&tiny(), &by_url).unwrap_err().to_string();
+    assert!(err.contains("in use by another trainer"), "{err}");
+    drop(held);
+    // ... and the other way round
+    let held = fanorona_train::RunLock::acquire_lease(store()).unwrap();
+    let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();
+    assert!(err.contains("in use by another trainer"), "{err}");
+    drop(held);
+    assert_eq!(
+        fanorona_train::RunLocation::parse(&url).folder(),
+        Some(dir.to_path_buf())
+    );
+    assert_eq!(
+        fanorona_train::RunLocation::parse("s3://bucket/runs/r").folder(),
+        None
+    );
+}
+
+#[test]
 fn a_new_shape_in_the_runs_config_is_refused_on_resume_naming_the_key() {
     // Issue 16: an edited `blocks` was silently ignored (the checkpoint's shape won).
     let dir = temp_dir("reshaped");

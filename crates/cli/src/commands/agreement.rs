@@ -8,6 +8,7 @@
 //! same (policy top-1 agreement), and the largest and mean difference of the expected score
 //! (win minus loss, from -1 to 1).
 
+use crate::output::say;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -58,15 +59,15 @@ pub fn run(model: &Path, count: usize, seed: u64) -> Result<()> {
         mean_value_difference,
         largest_probability_difference,
     } = agreement;
-    println!(
+    say!(
         "int8 against fp32 ({} kernels), model {}: {positions} positions of {games} games (alphabeta:depth=1 after {RANDOM_OPENING_TURNS} random turns, seed {seed})",
         float.level(),
         model.display()
-    );
-    println!(
+    )?;
+    say!(
         "policy top-1 agreement {:.2}% ({same_top_action} of {positions}); expected score (win - loss) differs by {mean_value_difference:.4} on average, {largest_value_difference:.4} at most; largest win/draw/loss probability difference {largest_probability_difference:.4}",
         100.0 * same_top_action as f64 / positions.max(1) as f64
-    );
+    )?;
     Ok(())
 }
 

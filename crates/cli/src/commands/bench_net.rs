@@ -1,5 +1,6 @@
 //! `fanorona bench-net`: how fast the network evaluates and trains on this machine.
 
+use crate::output::say;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -70,6 +71,12 @@ pub struct BenchNetArgs {
 /// Run `fanorona bench-net`.
 pub fn run(args: &BenchNetArgs) -> Result<()> {
     if let (Some(count), Some(model)) = (args.agreement, &args.model) {
+        // Both precisions are compared, on the level asked for (or the best).
+        anyhow::ensure!(
+            args.precision.is_none(),
+            "--precision: --agreement compares the two precisions; leave it out"
+        );
+        fanorona_infer::kernel::prefer(Some(levels_to_measure(args.simd)?[0]));
         return super::agreement::run(model, count, args.seed);
     }
     let cfg = network(args)?;
@@ -86,13 +93,13 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         None => None,
     };
     let levels = levels_to_measure(args.simd)?;
-    println!(
+    say!(
         "network {} (global pooling every {}), {:.1} MFLOP per evaluation",
         cfg.tower(),
         cfg.global_pool_every,
         cfg.flops_per_eval() / 1e6
-    );
-    let peak = report_peaks(args.seconds.min(2.0));
+    )?;
+    let peak = report_peaks(args.seconds.min(2.0))?;
     let precisions = match args.precision {
         Some(precision) => vec![precision],
         None => vec![Precision::F32, Precision::Int8],
@@ -111,32 +118,32 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
         full_precision,
         peak,
         args.seconds,
-    );
+    )?;
     fanorona_infer::kernel::prefer(Some(levels[0]));
     let full = bench_evaluator(&cfg, 64, args.seconds, backend_of(full_precision))?;
     let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
-    println!(
+    say!(
         "full evaluation path at batch 64, native {} {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
         levels[0], full_precision, full.evals_per_sec
-    );
+    )?;
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
-    println!(
+    say!(
         "training at batch {}: {samples:.0} samples/s",
         args.train_batch
-    );
+    )?;
     if let Some((name, device)) = device {
         for batch in [256, 1024] {
             let gpu = bench_forward_on(&cfg, batch, args.seconds, &device);
-            println!(
+            say!(
                 "{name} batch {batch}: burn {:.0} evals/s, {:.1} GFLOP/s",
                 gpu.evals_per_sec, gpu.gflops
-            );
+            )?;
         }
         let samples = bench_train_on(&cfg, args.train_batch, args.seconds, &device);
-        println!(
+        say!(
             "{name} training at batch {}: {samples:.0} samples/s",
             args.train_batch
-        );
+        )?;
     }
     Ok(())
 }
@@ -182,7 +189,7 @@ fn levels_to_measure(asked: Option<SimdLevel>) -> Result<Vec<SimdLevel>> {
 
 /// Measures and prints the fp32 peak of every level this CPU runs; returns the widest one's,
 /// which every path's share is given against.
-fn report_peaks(seconds: f64) -> f64 {
+fn report_peaks(seconds: f64) -> Result<f64> {
     let threads = fanorona_infer::pool_threads();
     let available = SimdLevel::available();
     let peaks: Vec<(SimdLevel, f64)> = available
@@ -196,17 +203,17 @@ fn report_peaks(seconds: f64) -> f64 {
         .iter()
         .map(|(level, gflops)| format!("{level} {gflops:.0}"))
         .collect();
-    println!(
+    say!(
         "CPU: {threads} threads; SIMD levels {} (the default: {}); measured fp32 peak, all threads at once, GFLOP/s: {}",
         names(&available),
         SimdLevel::detect(),
         peak_list.join(", ")
-    );
+    )?;
     let (widest, peak) = peaks[0];
-    println!(
+    say!(
         "each path's GFLOP/s below is against the widest level's peak ({widest}, {peak:.0} GFLOP/s)"
-    );
-    peak
+    )?;
+    Ok(peak)
 }
 
 /// One line per batch size: burn's forward pass, then the native path on each of `levels` in
@@ -219,7 +226,7 @@ fn forward_rates(
     full: Precision,
     peak: f64,
     seconds: f64,
-) -> Option<f64> {
+) -> Result<Option<f64>> {
     let share = |gflops: f64| gflops / peak.max(1e-9) * 100.0;
     let mut native64 = None;
     for batch in [1, 8, 64, 256] {
@@ -250,7 +257,7 @@ fn forward_rates(
                 native64 = Some(native.evals_per_sec);
             }
         }
-        println!("{line}");
+        say!("{line}")?;
     }
-    native64
+    Ok(native64)
 }

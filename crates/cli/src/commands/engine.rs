@@ -72,7 +72,7 @@
 //! ```
 
 use std::collections::VecDeque;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::sync::mpsc;
 
 use anyhow::{Context, Result};
@@ -97,11 +97,10 @@ pub struct EngineArgs {
     pub tables: TablesArgs,
 }
 
-/// Longest command line read, in bytes; a longer one is answered with an error and skipped.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+use crate::lines::read_line;
 
 /// Most bytes of commands held while a search runs (each line is at most
-/// [`MAX_LINE_BYTES`]); later ones are dropped, and one `error` line says how many.
+/// [`crate::lines::MAX_LINE_BYTES`]); later ones are dropped, and one `error` line says how many.
 pub const MAX_WAITING_BYTES: usize = 16 << 20;
 
 /// Most commands held while a search runs.
@@ -212,6 +211,8 @@ pub fn serve_until(
     let mut searching: Option<GameSession> = None;
     let mut waiting = Waiting::default();
     let (mut quitting, mut ended) = (false, false);
+    // A `stop` was sent to the running search: its answer is owed, even if `quit` follows.
+    let mut answer_owed = false;
     loop {
         while let Some(session) = idle.as_mut() {
             let Some(line) = waiting.pop() else {
@@ -233,6 +234,7 @@ pub fn serve_until(
                     let Session { game: kept, player } = idle.take().expect("idle");
                     searching = Some(kept);
                     stop.lower();
+                    answer_owed = false;
                     spawn_search(player, game, limit, events.clone());
                 }
             }
@@ -251,7 +253,10 @@ pub fn serve_until(
                 // before it are still waiting: then its turn comes after theirs.
                 match line.as_deref().map(|l| l.split_whitespace().next()) {
                     Ok(Some("isready")) => write_lines(&mut output, &["readyok".into()])?,
-                    Ok(Some("stop")) => stop.raise(),
+                    Ok(Some("stop")) => {
+                        stop.raise();
+                        answer_owed = true;
+                    }
                     Ok(Some("quit")) if waiting.lines.is_empty() => {
                         stop.raise();
                         quitting = true;
@@ -266,6 +271,10 @@ pub fn serve_until(
             }
             Event::Searched(player, choice) => {
                 if quitting {
+                    // `stop` then `quit` (even in one write): the stopped search answers first.
+                    if answer_owed {
+                        write_lines(&mut output, &search_answer(choice))?;
+                    }
                     return Ok(());
                 }
                 write_lines(&mut output, &search_answer(choice))?;
@@ -385,50 +394,6 @@ fn read_lines(mut input: impl BufRead, events: &mpsc::Sender<Event>) {
             return;
         }
     }
-}
-
-/// Reads one line (without its end) of at most [`MAX_LINE_BYTES`]: `Ok(None)` at the end of
-/// the input, `Some(Err(..))` for a line too long (skipped to its end) or not UTF-8.
-fn read_line(
-    input: &mut impl BufRead,
-    buffer: &mut Vec<u8>,
-) -> std::io::Result<Option<Result<String, String>>> {
-    buffer.clear();
-    let read = input
-        .by_ref()
-        .take(MAX_LINE_BYTES as u64 + 1)
-        .read_until(b'\n', buffer)?;
-    if read == 0 {
-        return Ok(None);
-    }
-    if buffer.last() != Some(&b'\n') && buffer.len() > MAX_LINE_BYTES {
-        // Skip the rest of the line, a bounded piece at a time.
-        let mut skipped = buffer.len();
-        loop {
-            buffer.clear();
-            let n = input
-                .by_ref()
-                .take(MAX_LINE_BYTES as u64)
-                .read_until(b'\n', buffer)?;
-            skipped += n;
-            if n == 0 || buffer.last() == Some(&b'\n') {
-                break;
-            }
-        }
-        return Ok(Some(Err(format!(
-            "line too long ({skipped} bytes; at most {MAX_LINE_BYTES}): ignored"
-        ))));
-    }
-    while matches!(buffer.last(), Some(b'\n' | b'\r')) {
-        buffer.pop();
-    }
-    Ok(Some(match std::str::from_utf8(buffer) {
-        Ok(text) => Ok(text.to_string()),
-        Err(e) => Err(format!(
-            "the line is not UTF-8 (bad byte at {}): ignored",
-            e.valid_up_to()
-        )),
-    }))
 }
 
 /// Writes `lines` and flushes.
@@ -753,7 +718,7 @@ mod tests {
     #[test]
     fn bad_bytes_and_long_lines_get_an_error_and_the_engine_goes_on() {
         let mut script = b"\xff\xfe bad\n".to_vec();
-        script.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        script.extend(std::iter::repeat_n(b'x', crate::lines::MAX_LINE_BYTES + 10));
         script.extend(b"\nisready\n");
         script.extend(std::iter::repeat_n(b'y', 5000));
         script.extend(b"\nisready\n");
@@ -825,6 +790,21 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// `stop` owes the search's answer: a `quit` right behind it (in the same write) comes
+    /// after the answer; `quit` alone drops it.
+    #[test]
+    fn stop_then_quit_in_one_write_answers_the_search() {
+        for _ in 0..10 {
+            let out = session("go ms 3600000\nstop\nquit\n");
+            assert!(
+                out.last().is_some_and(|l| l.starts_with("bestturn ")),
+                "{out:?}"
+            );
+        }
+        let out = session("go ms 3600000\nquit\n");
+        assert!(out.iter().all(|l| !l.starts_with("bestturn")), "{out:?}");
     }
 
     #[test]

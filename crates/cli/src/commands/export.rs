@@ -2,6 +2,7 @@
 //! file (`*.fnm`) from a network run, an evaluation file (`*.fne`, for `alphabeta:eval=`) from
 //! an evaluation run.
 
+use crate::output::say;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -65,13 +66,13 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             .with_context(|| format!("writing {}", args.out.display()))?;
         let (back, _) = fanorona_eval::EvalWeights::load(&args.out)
             .context("reading the exported evaluation back")?;
-        println!(
+        say!(
             "wrote {} (the evaluation {}, {} training steps; play it with alphabeta:eval={})",
             args.out.display(),
             back.shape,
             meta.training_steps,
             args.out.display()
-        );
+        )?;
         return Ok(());
     }
     let written = export(&checkpoint, &args.out, &meta)
@@ -80,12 +81,12 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let (model, _) =
         load_exported(&args.out, Backend::Burn).context("reading the exported model back")?;
     let cfg = model.config();
-    println!(
+    say!(
         "wrote {} ({}, {} training steps)",
         args.out.display(),
         cfg.tower(),
         written.training_steps
-    );
+    )?;
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! `fanorona perft`: count turn sequences, optionally split by first turn.
 
+use crate::output::say;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -33,24 +34,24 @@ pub fn run(args: &PerftArgs) -> Result<()> {
     for depth in 1..=args.depth {
         let count = perft(&position, depth);
         total += count;
-        println!("perft {depth} {count}");
+        say!("perft {depth} {count}")?;
     }
     let elapsed = started.elapsed().as_secs_f64();
-    println!(
+    say!(
         "time {elapsed:.3} s, {} turns, {:.1} million turns/s",
         total,
         total as f64 / elapsed.max(1e-9) / 1e6
-    );
+    )?;
     if args.divide {
         let parts = perft_divide(&position, args.depth);
         for (turn, count) in &parts {
-            println!("{turn} {count}");
+            say!("{turn} {count}")?;
         }
-        println!(
+        say!(
             "turns {} total {}",
             parts.len(),
             parts.iter().map(|(_, n)| n).sum::<u64>()
-        );
+        )?;
     }
     Ok(())
 }

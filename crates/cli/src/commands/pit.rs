@@ -38,6 +38,7 @@
 //! runaway guard) and the reason (`all-captured`, `no-legal-move`, `repetition`, `no-progress`,
 //! `turn-limit`); the think time in milliseconds of every turn after the opening.
 
+use crate::output::{say, say_raw};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -132,11 +133,11 @@ pub fn run(args: &PitArgs, backend: Backend) -> Result<()> {
     });
     if args.json {
         let report = PitReport::new(&spec_a, &spec_b, &config, &result);
-        println!("{}", serde_json::to_string(&report)?);
+        say!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print!("{}", text_report(&spec_a, &spec_b, &result));
+        say_raw!("{}", text_report(&spec_a, &spec_b, &result))?;
         if let (Some(path), Some(Ok(()))) = (&args.out, &written) {
-            println!("games written to {}", path.display());
+            say!("games written to {}", path.display())?;
         }
     }
     written.transpose().map(|_| ())

@@ -145,8 +145,8 @@ fn parse_input(line: &str) -> Result<Option<Input>, String> {
 }
 
 impl<W: Write> Session<W> {
-    fn play(&mut self, input: impl BufRead) -> Result<()> {
-        let mut lines = input.lines();
+    fn play(&mut self, mut input: impl BufRead) -> Result<()> {
+        let mut buffer = Vec::new();
         writeln!(
             self.out,
             "Fanorona: you play {} against the {} engine at level {} ({}).\n{HELP}\n",
@@ -175,12 +175,17 @@ impl<W: Write> Session<W> {
                 write!(self.out, "{}> ", self.human)?;
             }
             self.out.flush()?;
-            let Some(line) = lines.next() else {
-                writeln!(self.out, "\nEnd of input: quitting.")?;
-                return Ok(());
-            };
-            let line = match line {
-                Ok(line) => line,
+            // At most MAX_LINE_BYTES a line: a longer one is skipped with a message.
+            let line = match crate::lines::read_line(&mut input, &mut buffer) {
+                Ok(Some(Ok(line))) => line,
+                Ok(Some(Err(message))) => {
+                    writeln!(self.out, "{message}")?;
+                    continue;
+                }
+                Ok(None) => {
+                    writeln!(self.out, "\nEnd of input: quitting.")?;
+                    return Ok(());
+                }
                 Err(e) => {
                     writeln!(self.out, "\nCannot read input ({e}): quitting.")?;
                     return Ok(());
@@ -735,6 +740,25 @@ mod tests {
         assert!(out.contains("can capture again"), "{out}");
         assert!(out.contains("You played c3d3a, capturing e3."), "{out}");
         assert_eq!(s.session.turns()[0].to_string(), "c3d3a");
+    }
+
+    #[test]
+    fn a_line_too_long_is_skipped_and_the_game_goes_on() {
+        // A line of any length used to be read whole (1 GB took 7.8 GB of memory).
+        let mut s = session(fanorona_engine::START_FEN, Color::White);
+        let long = "x".repeat(crate::lines::MAX_LINE_BYTES + 10);
+        let out = run(&mut s, &format!("{long}\nd2e3a\nquit\n"));
+        assert!(
+            out.contains(&format!(
+                "line too long ({} bytes; at most {}): ignored",
+                crate::lines::MAX_LINE_BYTES + 11,
+                crate::lines::MAX_LINE_BYTES
+            )),
+            "{}",
+            &out[..out.len().min(2000)]
+        );
+        assert!(out.len() < 100_000, "the line is not echoed");
+        assert_eq!(s.session.turns()[0].to_string(), "d2e3a");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! kind (`fanorona_net::player_registry`: the classical kinds and `net:`), the endgame tables
 //! they play with, and `fanorona players`, the list of every kind and key.
 
+use crate::output::{say, say_raw};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,12 +25,12 @@ pub struct PlayersArgs {
 pub fn run(args: &PlayersArgs) -> Result<()> {
     let registry = fanorona_net::player_registry(Backend::default());
     if args.markdown {
-        print!("{}", registry.markdown_table());
+        say_raw!("{}", registry.markdown_table())?;
     } else {
-        println!(
+        say!(
             "A player is `kind` or `kind:key=value,key=value` (e.g. alphabeta:depth=4,tb=off).\n"
-        );
-        print!("{}", registry.text_table());
+        )?;
+        say_raw!("{}", registry.text_table())?;
     }
     Ok(())
 }

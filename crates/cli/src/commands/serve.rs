@@ -1,5 +1,6 @@
 //! `fanorona serve`: the web page and JSON API for playing against the computer.
 
+use crate::output::say;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -46,9 +47,13 @@ pub fn run(args: &ServeArgs, backend: fanorona_net::Backend) -> Result<()> {
     let name = engine.name().to_string();
     let searches = config.max_concurrent_searches;
     fanorona_serve::run(args.addr, engine, config, |addr| {
-        println!(
+        // The server serves whether or not anyone reads this line.
+        if let Err(e) = say!(
             "fanorona serve: listening on http://{addr}/ (engine {name}, {searches} searches at once; Ctrl-C stops)"
-        );
+        ) && !e.is_broken_pipe()
+        {
+            eprintln!("warning: {e}");
+        }
     })
     .context("fanorona serve")
 }

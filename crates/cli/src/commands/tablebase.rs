@@ -1,6 +1,7 @@
 //! `fanorona tablebase`: build, probe and verify the endgame tables, and check a network
 //! against them.
 
+use crate::output::say;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -31,8 +32,9 @@ pub enum TablebaseCommand {
         /// Directory to write the tables into (the same as --tablebases).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Threads (default: every core).
-        #[arg(long)]
+        /// Threads, 1 to 1,024 (default: every core; fewer run when the system gives fewer).
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+              .range(1..=fanorona_tablebase::build::MAX_THREADS as u64))]
         threads: Option<usize>,
         #[command(flatten)]
         tables: TableDir,
@@ -47,8 +49,9 @@ pub enum TablebaseCommand {
     },
     /// Check every entry of every table against its successors.
     Verify {
-        /// Threads (default: every core).
-        #[arg(long)]
+        /// Threads, 1 to 1,024 (default: every core; fewer run when the system gives fewer).
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+              .range(1..=fanorona_tablebase::build::MAX_THREADS as u64))]
         threads: Option<usize>,
         #[command(flatten)]
         tables: TableDir,
@@ -79,7 +82,9 @@ pub fn run(args: &TablebaseArgs, backend: fanorona_net::Backend) -> Result<()> {
 }
 
 fn threads(asked: Option<usize>) -> usize {
-    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    asked
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(build::MAX_THREADS)
 }
 
 fn stats_line(s: &ClassStats, rate: Option<f64>) -> String {
@@ -121,6 +126,9 @@ fn run_build(
     let started = Instant::now();
     let mut total_classes = 0;
     let mut done = 0;
+    // The build goes on when standard output fails (the tables are what it makes); the
+    // first failure is reported at the end.
+    let mut unwritten = None;
     let mut report = |p: Progress| match p {
         Progress::Plan { classes, entries } => {
             total_classes = classes.len();
@@ -130,7 +138,9 @@ fn run_build(
         Progress::Loaded(s) => {
             done += 1;
             bar.inc(s.entries);
-            bar.suspend(|| println!("{}  (already built)", stats_line(&s, None)));
+            if let Err(e) = bar.suspend(|| say!("{}  (already built)", stats_line(&s, None))) {
+                unwritten.get_or_insert(e);
+            }
             bar.set_message(format!("{done}/{total_classes} classes"));
         }
         Progress::Solved(s) => {
@@ -138,7 +148,9 @@ fn run_build(
             bar.inc(s.entries);
             // the two classes of a pair are solved together: the rate is the pair's
             let rate = s.pair_entries as f64 / s.seconds.max(1e-9);
-            bar.suspend(|| println!("{}", stats_line(&s, Some(rate))));
+            if let Err(e) = bar.suspend(|| say!("{}", stats_line(&s, Some(rate)))) {
+                unwritten.get_or_insert(e);
+            }
             bar.set_message(format!(
                 "{done}/{total_classes} classes, {:.2} M entries/s",
                 rate / 1e6
@@ -154,20 +166,23 @@ fn run_build(
     )
     .with_context(|| format!("building tables in {}", dir.display()))?;
     bar.finish_and_clear();
+    if let Some(e) = unwritten {
+        return Err(e.into());
+    }
     let bytes = |name: fn(usize, usize) -> String| -> u64 {
         tb.classes()
             .filter_map(|(a, b)| std::fs::metadata(dir.join(name(a, b))).ok())
             .map(|m| m.len())
             .sum()
     };
-    println!(
+    say!(
         "tables up to {stones} stones for a no-progress limit of {} in {}: results {:.1} MB (kept in memory), distances {:.1} MB (read when needed), {:.1} s",
         tb.limit(),
         dir.display(),
         bytes(fanorona_tablebase::wdl_file_name) as f64 / 1e6,
         bytes(fanorona_tablebase::file_name) as f64 / 1e6,
         started.elapsed().as_secs_f64()
-    );
+    )?;
     Ok(())
 }
 
@@ -176,16 +191,16 @@ fn run_probe(fen: &str, tables: &TableDir) -> Result<()> {
     let tb = tables.open()?;
     let probe = tb.probe(&pos).with_context(|| format!("probing {fen}"))?;
     match probe.wdl {
-        Wdl::Draw => println!("wdl draw dtz -"),
-        w => println!("wdl {w} dtz {}", probe.dtz),
+        Wdl::Draw => say!("wdl draw dtz -")?,
+        w => say!("wdl {w} dtz {}", probe.dtz)?,
     }
     let ranked = tb.rank_turns(&pos)?;
     match ranked.first() {
-        Some((turn, result)) => println!("best {turn} {result}"),
-        None => println!("best none (no legal turn)"),
+        Some((turn, result)) => say!("best {turn} {result}")?,
+        None => say!("best none (no legal turn)")?,
     }
     for (turn, result) in &ranked {
-        println!("turn {turn} {result}");
+        say!("turn {turn} {result}")?;
     }
     Ok(())
 }
@@ -193,14 +208,20 @@ fn run_probe(fen: &str, tables: &TableDir) -> Result<()> {
 fn run_verify(threads_asked: Option<usize>, tables: &TableDir) -> Result<()> {
     let tb = tables.open()?;
     let started = Instant::now();
+    let mut unwritten = None;
     let report = build::verify(&tb, threads(threads_asked), &mut |s| {
-        println!("{}  verified in {:.1} s", stats_line(s, None), s.seconds);
+        if let Err(e) = say!("{}  verified in {:.1} s", stats_line(s, None), s.seconds) {
+            unwritten.get_or_insert(e);
+        }
     })?;
-    println!(
+    if let Some(e) = unwritten {
+        return Err(e.into());
+    }
+    say!(
         "verified {} classes, {} positions up to symmetry, in {:.1} s: every entry follows from its successors",
         report.classes,
         report.positions,
         started.elapsed().as_secs_f64()
-    );
+    )?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 //!   keep the table's result?
 //! - the **search**: does the turn chosen with `--sims` simulations keep it?
 
+use crate::output::say;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -85,19 +86,19 @@ pub fn run(args: &CheckArgs, backend: Backend) -> Result<()> {
     let policy = turns_kept(&model, &tb, &positions, rules, 1, args.seed)?;
     let search = turns_kept(&model, &tb, &positions, rules, args.sims, args.seed)?;
 
-    println!(
+    say!(
         "positions {} (2 to {max} stones, counter 0, seed {}), model {}",
         positions.len(),
         args.seed,
         model_path.display()
-    );
-    println!("value head right {}", per_result(&value));
-    println!("policy top turn keeps the result {:.1}%", policy.percent());
-    println!(
+    )?;
+    say!("value head right {}", per_result(&value))?;
+    say!("policy top turn keeps the result {:.1}%", policy.percent())?;
+    say!(
         "search turn ({} simulations a step) keeps the result {:.1}%",
         args.sims,
         search.percent()
-    );
+    )?;
     Ok(())
 }
 
@@ -114,11 +115,11 @@ fn evaluation_signs(tb: &Tablebase, eval: &str, args: &CheckArgs) -> Result<()> 
         .map_err(|e| anyhow::anyhow!("--eval {eval}: {e}"))?;
     let max = tb.max_stones();
     let positions = sample(tb, max, args.positions, args.seed);
-    println!(
+    say!(
         "positions {} (2 to {max} stones, counter 0, seed {}): the sign of the evaluation against the exact result",
         positions.len(),
         args.seed
-    );
+    )?;
     for (name, e) in [
         ("learned", &learned),
         ("hand-written", &Evaluation::Handwritten),
@@ -134,7 +135,7 @@ fn evaluation_signs(tb: &Tablebase, eval: &str, args: &CheckArgs) -> Result<()> 
             };
             tallies[truth_slot(truth)].add(agrees);
         }
-        println!("{name} evaluation agrees {}", per_result(&tallies));
+        say!("{name} evaluation agrees {}", per_result(&tallies))?;
     }
     Ok(())
 }

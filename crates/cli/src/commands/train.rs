@@ -1,5 +1,6 @@
 //! `fanorona train` and `fanorona selfplay`: the self-play training pipeline.
 
+use crate::output::say;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -114,7 +115,7 @@ pub fn run_train(args: &TrainArgs, backend: Option<Backend>) -> Result<()> {
         backend,
     };
     let summary = train(&config, &options).with_context(|| format!("training in {run_dir}"))?;
-    println!(
+    say!(
         "run {}: generation {}, {} optimiser steps{}",
         run_dir,
         summary.generation,
@@ -123,7 +124,7 @@ pub fn run_train(args: &TrainArgs, backend: Option<Backend>) -> Result<()> {
             .checkpoint
             .map(|c| format!(", last checkpoint {}", c.display()))
             .unwrap_or_default()
-    );
+    )?;
     Ok(())
 }
 
@@ -146,7 +147,7 @@ pub fn run_selfplay(args: &SelfPlayArgs, backend: Option<Backend>) -> Result<()>
         backend,
     )
     .with_context(|| format!("self-play for {}", args.run_dir))?;
-    println!("worker {worker}: {games} games");
+    say!("worker {worker}: {games} games")?;
     Ok(())
 }
 

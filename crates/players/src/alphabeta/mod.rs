@@ -348,10 +348,6 @@ impl Player for AlphaBetaPlayer {
         let started = Instant::now();
         check_playable(game)?;
         check_limit(limit)?;
-        if let Some(choice) = crate::tables::table_choice(&self.tables, game) {
-            self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
-            return Ok(choice);
-        }
         let (depth, millis) = match limit {
             Some(Limit::Depth(d)) => (Some(d), None),
             Some(Limit::Millis(ms)) => (None, Some(ms)),
@@ -370,6 +366,12 @@ impl Player for AlphaBetaPlayer {
         };
         // A time too far away to represent is no time limit.
         let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        // Without a clock the tables' distances are waited for (the game replays exactly).
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none())
+        {
+            self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
+            return Ok(choice);
+        }
         self.sync_history(game);
         let found = self.search(game, max_depth, deadline);
         self.after_last_turn = game.position().try_play_turn(&found.turn).ok();

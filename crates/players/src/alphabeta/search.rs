@@ -151,7 +151,9 @@ pub(super) struct Searcher<'a> {
     pub no_progress_limit: u32,
     /// Most capture turns the quiescence extension plays beyond the nominal depth.
     pub quiescence: u32,
-    /// Endgame tables for the game's rules: positions they cover get their exact score.
+    /// Endgame tables for the game's rules: positions they cover get their exact score
+    /// (waiting for a class's distances only without a `deadline`: see
+    /// [`crate::tables::exact`]).
     pub tables: Option<&'a Tablebase>,
     /// How quiet positions are scored.
     pub eval: &'a Evaluation,
@@ -267,7 +269,7 @@ impl Searcher<'_> {
         if self.is_draw(pos) {
             return 0;
         }
-        if let Some(p) = crate::tables::exact(self.tables, pos) {
+        if let Some(p) = crate::tables::exact(self.tables, pos, self.deadline.is_none()) {
             return table_score(p);
         }
         if depth == 0 || ply + 1 >= MAX_PLY {
@@ -345,7 +347,7 @@ impl Searcher<'_> {
             }
             let score = match Self::decided(&child.pos, ply + 1) {
                 Some(s) => -s,
-                None => match crate::tables::exact(self.tables, &child.pos) {
+                None => match crate::tables::exact(self.tables, &child.pos, self.deadline.is_none()) {
                     Some(p) => -table_score(p),
                     None => -self.quiesce(&child.pos, -beta, -alpha, ply + 1, left - 1),
                 },

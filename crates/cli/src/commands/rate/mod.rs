@@ -13,6 +13,7 @@
 
 mod plot;
 
+use crate::output::{say, say_raw};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -148,14 +149,14 @@ pub fn run(args: &RateArgs, backend: Backend) -> Result<()> {
     }
     if args.json {
         let report = Report::new(&rows, &played, &entrants, &scale, control, store.dir());
-        println!("{}", serde_json::to_string(&report)?);
+        say!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print!(
+        say_raw!(
             "{}",
             table(&rows, &entrants, &played, &scale, control, store.dir())
-        );
+        )?;
         if let Some(path) = &args.plot {
-            println!("chart written to {}", path.display());
+            say!("chart written to {}", path.display())?;
         }
     }
     Ok(())
