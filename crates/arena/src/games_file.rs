@@ -25,6 +25,8 @@ use fanorona_engine::{Color, Rules};
 use crate::arena::MatchGame;
 use fanorona_session::GameSession;
 
+/// How the first line of a games file of any version starts.
+pub const FORMAT_PREFIX: &str = "# fanorona-pit-games v";
 /// The first line of a games file.
 pub const FORMAT_LINE: &str = "# fanorona-pit-games v2";
 /// The first line of a version 1 games file (no think times), still read.

@@ -520,6 +520,45 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
     for spec in rated {
         assert!(spec.starts_with("alphabeta:eval="), "{spec}");
     }
+    // A network's spec given an evaluation run's checkpoint says what to do instead.
+    let out = bin()
+        .args(["pit", &format!("net:path={}", ckpt.display()), "random"])
+        .args(["--games", "2", "--no-tablebases"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("a checkpoint of an evaluation run")
+            && stderr.contains(&format!("alphabeta:eval={}", ckpt.display())),
+        "{stderr}"
+    );
+    // One damaged checkpoint is left out of the run's rating with a warning; the others are
+    // still rated, as evaluations (it stopped the whole rating and was named `net:path=`).
+    let mut bytes = std::fs::read(&before).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(&before, &bytes).unwrap();
+    let out = run(bin()
+        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
+        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
+        .arg(&dir));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let name = before.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        stderr.contains("warning: --run-dir") && stderr.contains(&name),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rated: Vec<&str> = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["steps"].is_u64())
+        .map(|p| p["spec"].as_str().unwrap())
+        .collect();
+    assert!(!rated.is_empty());
+    assert!(rated.iter().all(|s| s.starts_with("alphabeta:eval=") && !s.contains(&name)));
     // A damaged evaluation is refused with its name, before any game.
     std::fs::write(&eval, b"FNRNEVAL garbage").unwrap();
     let out = bin()

@@ -102,6 +102,9 @@ pub fn write_atomic_with(
         let _ = fs::remove_file(&temp);
         return written;
     }
+    // What earlier writers of this file left when they were killed mid-write goes now, so
+    // that repeated kills (an export stopped sixty times) do not pile temporaries up.
+    remove_stale(&dir, Some(&name));
     sync_dir(&dir)
 }
 
@@ -110,6 +113,12 @@ pub fn write_atomic_with(
 /// returns how many. Only where the system lists its processes (`/proc`); elsewhere, and for
 /// a live process's files, nothing is touched.
 pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    remove_stale(dir, None)
+}
+
+/// [`remove_stale_temporaries`] for the temporaries of the file `only` (every file's when
+/// `None`).
+fn remove_stale(dir: &Path, only: Option<&str>) -> usize {
     let proc_root = Path::new("/proc");
     if !proc_root.join("self").exists() {
         return 0;
@@ -124,9 +133,13 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
             continue;
         };
         let mut parts = stem.rsplitn(3, '.');
-        let (Some(counter), Some(pid), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(counter), Some(pid), Some(target)) = (parts.next(), parts.next(), parts.next())
+        else {
             continue;
         };
+        if only.is_some_and(|only| only != target) {
+            continue;
+        }
         let ours = counter.parse::<u64>().is_ok() && pid.parse::<u32>().is_ok();
         if ours && !proc_root.join(pid).exists() && fs::remove_file(entry.path()).is_ok() {
             removed += 1;
@@ -294,6 +307,21 @@ mod tests {
         }
         assert_eq!(remove_stale_temporaries(&dir), 1);
         assert!(!dead.exists() && live.exists() && other.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_write_removes_what_killed_writers_of_the_same_file_left() {
+        // A killed export left `.target.fnm.PID.0.tmp` files that nothing removed.
+        let dir = temp_dir("stale-same");
+        let dead = |name: &str, pid: u32| dir.join(format!(".{name}.{pid}.0.tmp"));
+        let (mine, other) = (dead("m.fnm", 4_000_000_001), dead("n.fnm", 4_000_000_002));
+        for path in [&mine, &other] {
+            fs::write(path, b"x").unwrap();
+        }
+        write_atomic(&dir.join("m.fnm"), b"model").unwrap();
+        assert!(!mine.exists(), "the dead writer's temporary of m.fnm is gone");
+        assert!(other.exists(), "another file's is left to its own writer");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -154,7 +154,9 @@ impl ConvWeights {
         }
         let expected = self.outputs * self.inputs * kernel * kernel;
         check_len(layer, "weight", self.weight.len(), expected)?;
-        check_len(layer, "bias", self.bias.len(), self.outputs)
+        check_len(layer, "bias", self.bias.len(), self.outputs)?;
+        check_finite(layer, "weight", &self.weight)?;
+        check_finite(layer, "bias", &self.bias)
     }
 }
 
@@ -184,7 +186,21 @@ impl LinearWeights {
             self.weight.len(),
             self.inputs * self.outputs,
         )?;
-        check_len(layer, "bias", self.bias.len(), self.outputs)
+        check_len(layer, "bias", self.bias.len(), self.outputs)?;
+        check_finite(layer, "weight", &self.weight)?;
+        check_finite(layer, "bias", &self.bias)
+    }
+}
+
+/// Every value a finite number: a NaN or an infinity makes every answer of the network NaN
+/// (it played on with "score value 0.000").
+fn check_finite(layer: &str, what: &str, values: &[f32]) -> Result<(), ShapeError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(shape_error(
+            layer,
+            format!("{what}[{i}] = {} is not a finite number", values[i]),
+        )),
     }
 }
 
@@ -251,5 +267,26 @@ impl Weights {
             .check("value_fc1", self.value_conv.outputs * BOARD_POINTS, None)?;
         self.value_fc2
             .check("value_fc2", self.value_fc1.outputs, Some(WDL_SIZE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{Shape, random_weights};
+
+    #[test]
+    fn a_weight_that_is_not_a_finite_number_is_refused_naming_the_layer() {
+        // A model file with a NaN weight and a valid checksum loaded and played "score value
+        // 0.000".
+        let good = random_weights(&Shape::new(8, 2, 16), 3);
+        assert!(good.check().is_ok());
+        let mut bad = good.clone();
+        bad.blocks[1].second.weight[7] = f32::NAN;
+        let err = bad.check().unwrap_err().to_string();
+        assert!(err.contains("blocks.1.second") && err.contains("weight[7] = NaN"), "{err}");
+        let mut bad = good.clone();
+        bad.value_fc2.bias[0] = f32::INFINITY;
+        let err = bad.check().unwrap_err().to_string();
+        assert!(err.contains("value_fc2") && err.contains("bias[0] = inf"), "{err}");
     }
 }

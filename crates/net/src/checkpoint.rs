@@ -183,6 +183,7 @@ impl Trainer {
     pub fn load_checkpoint(path: &Path, device: &Device) -> Result<(Trainer, Vec<u8>), NetError> {
         let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
         let sections = Sections::parse(path, &payload)?;
+        not_an_evaluation(path, &sections)?;
         let config: TrainerConfig = decode_config(path, sections.require("config")?)?;
         let counters: Counters = decode_meta(path, sections.require("counters")?)?;
         let device = device.clone().autodiff();
@@ -276,10 +277,20 @@ pub fn load_exported_on(
 pub fn load_checkpoint_model(path: &Path, backend: Backend) -> Result<InferenceModel, NetError> {
     let payload = container::read(path, &CHECKPOINT_MAGIC, CHECKPOINT_VERSION)?;
     let sections = Sections::parse(path, &payload)?;
+    not_an_evaluation(path, &sections)?;
     let config: TrainerConfig = decode_config(path, sections.require("config")?)?;
     let device = Device::flex().without_autodiff();
     let model = weights_from_bytes(path, &config.net, sections.require("weights")?, &device)?;
     InferenceModel::try_new(config.net, model, &device, backend)
+}
+
+/// Refuses a checkpoint of an evaluation run (it has an `eval` section instead of a network)
+/// with what to do instead: a network loader would only say that the `config` is missing.
+fn not_an_evaluation(path: &Path, sections: &Sections<'_>) -> Result<(), NetError> {
+    if sections.get("eval").is_some() {
+        return Err(NetError::EvaluationCheckpoint(path.to_path_buf()));
+    }
+    Ok(())
 }
 
 /// The `extra` bytes of a checkpoint (the training loop's state), without decoding the rest.

@@ -11,6 +11,13 @@ pub enum NetError {
     /// The container layer rejected a file (I/O, magic, version, truncation, checksum).
     #[error(transparent)]
     Container(#[from] ContainerError),
+    /// A checkpoint of an evaluation run where a network was expected.
+    #[error(
+        "{}: a checkpoint of an evaluation run, not of a network: play it with alphabeta:eval={}",
+        .0.display(),
+        .0.display()
+    )]
+    EvaluationCheckpoint(PathBuf),
     /// A stored configuration could not be parsed.
     #[error("{path}: bad stored configuration: {detail}")]
     Config {

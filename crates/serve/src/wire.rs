@@ -187,6 +187,11 @@ impl EndOfInput {
         EndHold(self.clone())
     }
 
+    /// Whether the end of input has been read.
+    fn seen(&self) -> bool {
+        self.state().seen
+    }
+
     /// Whether the end of input has been read; if not, `waker` is woken when it is.
     fn seen_or_wake(&self, waker: &Waker) -> bool {
         let mut state = self.state();
@@ -311,6 +316,12 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<B::Data>, Self::Error>>> {
         match Pin::new(&mut self.inner).poll_frame(cx) {
+            // hyper's own error for a body cut by the end of input (a request whose end is not
+            // held back, one that searches) says only "error reading a body from connection":
+            // it gets the same words as the others.
+            Poll::Ready(Some(Err(_))) if self.end.seen() => {
+                Poll::Ready(Some(Err(Box::new(BodyCutShort))))
+            }
             Poll::Ready(frame) => Poll::Ready(frame.map(|frame| frame.map_err(Into::into))),
             Poll::Pending if self.end.seen_or_wake(cx.waker()) => {
                 Poll::Ready(Some(Err(Box::new(BodyCutShort))))

@@ -495,6 +495,43 @@ fn selfplay_then_ingest(
     Ok(true)
 }
 
+/// Checks what `config` names that would otherwise fail only later: the training device (a
+/// device this build lacks), every rating baseline (built once: a missing evaluation file or
+/// model), and the endgame tables' folder (readable as tables for these rules, when it
+/// exists). A new run is checked before its folder is made, so that a bad setting leaves
+/// nothing behind; a resumed run, in its own config.
+fn check_settings(config: &TrainConfig, opts: &TrainOptions) -> Result<(), TrainError> {
+    device_by_name(&config.training.device)?;
+    let registry =
+        fanorona_net::player_registry(opts.backend.unwrap_or(config.training.inference));
+    for (i, text) in config.evaluation.baselines.iter().enumerate() {
+        let built = registry
+            .parse(text)
+            .map_err(|e| e.to_string())
+            .and_then(|settings| registry.build(&settings, 0).map_err(|e| e.to_string()));
+        if let Err(message) = built {
+            return Err(TrainError::Setting {
+                key: format!("evaluation.baselines[{i}]"),
+                value: text.clone(),
+                message,
+            });
+        }
+    }
+    let tables = opts
+        .tablebases
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| config.tablebase.dir.clone());
+    if !tables.is_empty() {
+        let rules = fanorona_engine::Rules {
+            no_progress_limit: config.rules.no_progress_limit,
+        };
+        // A folder not there yet is made by the build.
+        fanorona_tablebase::Tablebase::open(std::path::Path::new(&tables), rules)?;
+    }
+    Ok(())
+}
+
 /// Takes the trainer's hold on the run (file lock or lease) and opens it: the lock, the run
 /// directory, the config in force and whether the run is resumed.
 fn open_for_training(
@@ -506,7 +543,7 @@ fn open_for_training(
     Ok(match &opts.run_dir {
         RunLocation::Local(root) => {
             if !root.join("config.toml").exists() {
-                device_by_name(&config.training.device)?;
+                check_settings(config, opts)?;
             }
             let lock = RunLock::acquire(root)?;
             let (dir, config, resumed) = RunDir::open(root, config, &lock)?;
@@ -515,7 +552,7 @@ fn open_for_training(
         RunLocation::Store(url) => {
             let store = Arc::new(StoreRun::open(url).map_err(RunDirError::from)?);
             if !store.exists("config.toml").map_err(RunDirError::from)? {
-                device_by_name(&config.training.device)?;
+                check_settings(config, opts)?;
             }
             let lock = RunLock::acquire_lease(Arc::clone(&store))?;
             let work = opts
@@ -556,6 +593,18 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
     if let Some(tables) = &opts.tablebases {
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }
+    // A resumed run's errors of settings come from its own config.toml: say so.
+    let run_config = dir.config_path();
+    let own_config = |e: TrainError| match resumed {
+        true => TrainError::RunConfig {
+            path: run_config.clone(),
+            source: Box::new(e),
+        },
+        false => e,
+    };
+    if resumed {
+        check_settings(&config, opts).map_err(own_config)?;
+    }
     let mut run = open_run(
         dir,
         config,
@@ -563,7 +612,8 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         Arc::clone(&opts.stop),
         opts.selfplay,
         opts.backend,
-    )?;
+    )
+    .map_err(own_config)?;
     if let Some(warning) = lock.warning() {
         warn(&run, warning)?;
     }

@@ -49,6 +49,28 @@ pub enum TrainError {
     /// The endgame tables could not be built or read.
     #[error("endgame tables (config key tablebase.dir): {0}")]
     Tablebase(#[from] fanorona_tablebase::TableError),
+    /// A setting that names something unusable (a baseline whose evaluation file is missing),
+    /// found when the run starts instead of at its first rating.
+    #[error("config key {key} = {value:?}: {message}")]
+    Setting {
+        /// The key, as `evaluation.baselines[1]`.
+        key: String,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A resumed run's own config (not the one given) could not be used.
+    #[error(
+        "{source} (from the run's own config {}: a resumed run uses it, not --config; correct it there)",
+        path.display()
+    )]
+    RunConfig {
+        /// The run's `config.toml`.
+        path: PathBuf,
+        /// What went wrong with it.
+        source: Box<TrainError>,
+    },
 }
 
 /// Where a run stands, stored in every checkpoint.

@@ -293,6 +293,44 @@ fn a_run_named_by_its_path_and_by_a_file_url_has_one_trainer() {
 }
 
 #[test]
+fn bad_settings_are_found_before_the_run_starts_and_named_where_they_are() {
+    // A baseline with a missing evaluation was accepted and warned about at every rating;
+    // a bad tablebase.dir left a run folder behind, and once there, the run's own config was
+    // used on resume without saying so.
+    let base = temp_dir("bad-settings");
+    let dir = base.join("run");
+    let mut config = tiny();
+    config.evaluation.baselines = vec!["random".into(), "alphabeta:depth=1,eval=/nonexistent.fne".into()];
+    let err = train(&config, &options(&dir, 1)).unwrap_err().to_string();
+    assert!(
+        err.contains("evaluation.baselines[1]") && err.contains("/nonexistent.fne"),
+        "{err}"
+    );
+    assert!(!dir.exists(), "no run folder is left behind");
+    let file = base.join("a-file");
+    std::fs::write(&file, "not tables").unwrap();
+    let mut config = tiny();
+    config.tablebase.dir = file.display().to_string();
+    let err = train(&config, &options(&dir, 1)).unwrap_err().to_string();
+    assert!(err.contains("tablebase.dir"), "{err}");
+    assert!(!dir.exists(), "no run folder is left behind");
+    // a run whose own config goes bad later: the error names that file
+    train(&tiny(), &options(&dir, 1)).unwrap();
+    let own = dir.join("config.toml");
+    let text = std::fs::read_to_string(&own).unwrap();
+    std::fs::write(
+        &own,
+        text.replace("baselines = [\"random\"]", "baselines = [\"alphabeta:eval=/nonexistent.fne\"]"),
+    )
+    .unwrap();
+    let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();
+    assert!(
+        err.contains("evaluation.baselines[0]") && err.contains(&own.display().to_string()),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_new_shape_in_the_runs_config_is_refused_on_resume_naming_the_key() {
     // Issue 16: an edited `blocks` was silently ignored (the checkpoint's shape won).
     let dir = temp_dir("reshaped");

@@ -509,6 +509,10 @@ impl Session {
             }
             None => return Err("expected `startpos` or `fen <position>`".into()),
         };
+        // An empty board is no game, here as on the server.
+        if start.occupied().is_empty() {
+            return Err(fanorona_session::session::ReplayError::NoStones.to_string());
+        }
         let mut game = GameSession::new(start, Rules::default());
         for (i, text) in turns.iter().enumerate() {
             let number = i + 1;
@@ -669,6 +673,16 @@ mod tests {
         .unwrap();
         assert!(output.is_empty(), "{}", String::from_utf8_lossy(&output));
         assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    }
+
+    #[test]
+    fn an_empty_board_is_no_game() {
+        let out = session("position fen 9/9/9/9/9 w 0 1\nfen\n");
+        assert_eq!(
+            out[0],
+            "error position: start position: the board has no stones; a game needs at least one"
+        );
+        assert!(out[1].starts_with("fen BBBBBBBBB/"), "{out:?}");
     }
 
     #[test]

@@ -41,12 +41,14 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         label: args.label.clone(),
         ..ExportMeta::default()
     };
+    // What --out may replace is decided before any work: never a checkpoint (the one
+    // exported included), a run's config or log, only an earlier export.
+    crate::output::check_output_file("--out", &args.out, crate::output::FileKind::Model)?;
     let checkpoint = match (&args.checkpoint, &args.run_dir) {
         (Some(path), _) => path.clone(),
         (None, Some(run)) => run_checkpoint(run, args.steps)?,
         (None, None) => anyhow::bail!("give a checkpoint file or --run-dir"),
     };
-    check_out(&args.out, &checkpoint)?;
     if let Ok((weights, saved)) = fanorona_eval::EvalWeights::load_any(&checkpoint) {
         let meta = fanorona_eval::EvalMeta {
             training_steps: saved.training_steps,
@@ -87,23 +89,6 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         cfg.tower(),
         written.training_steps
     )?;
-    Ok(())
-}
-
-/// Refuses to write over the checkpoint itself or any other training checkpoint.
-fn check_out(out: &std::path::Path, checkpoint: &std::path::Path) -> Result<()> {
-    let same = match (out.canonicalize(), checkpoint.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    let is_checkpoint =
-        fanorona_data::container::has_magic(out, &fanorona_data::container::CHECKPOINT_MAGIC);
-    anyhow::ensure!(
-        !same && !is_checkpoint,
-        "--out {}: that is a training checkpoint; export writes a new file next to it (e.g. {})",
-        out.display(),
-        out.with_extension("fnm").display()
-    );
     Ok(())
 }
 

@@ -38,9 +38,10 @@ pub fn run(args: &PerftArgs) -> Result<()> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     say!(
-        "time {elapsed:.3} s, {} turns, {:.1} million turns/s",
+        "time {elapsed:.3} s, {} turns, {:.1} million turns/s (gather {})",
         total,
-        total as f64 / elapsed.max(1e-9) / 1e6
+        total as f64 / elapsed.max(1e-9) / 1e6,
+        fanorona_engine::Gather::active()
     )?;
     if args.divide {
         let parts = perft_divide(&position, args.depth);

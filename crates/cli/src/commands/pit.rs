@@ -99,7 +99,7 @@ pub fn run(args: &PitArgs, backend: Backend) -> Result<()> {
     let config = super::match_settings(args.games, args.threads, args.seed, args.opening_plies)?;
     super::check_table_memory(&spec_a, &spec_b, config.threads.min(config.games as usize))?;
     if let Some(path) = &args.out {
-        check_output(path)?;
+        crate::output::check_output_file("--out", path, crate::output::FileKind::Games)?;
     }
     let registry = registry.with_tables(args.tables.load(config.rules)?);
     let factory = |settings: &Settings| {
@@ -141,23 +141,6 @@ pub fn run(args: &PitArgs, backend: Backend) -> Result<()> {
         }
     }
     written.transpose().map(|_| ())
-}
-
-/// Refuses an output file that could not be written once the match is over: its folder
-/// missing, or the name a folder.
-fn check_output(path: &Path) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    anyhow::ensure!(
-        dir.is_dir(),
-        "--out {}: the folder {} does not exist",
-        path.display(),
-        dir.display()
-    );
-    anyhow::ensure!(!path.is_dir(), "--out {}: that is a folder", path.display());
-    Ok(())
 }
 
 fn text_report(a: &Settings, b: &Settings, result: &MatchResult) -> String {

@@ -54,6 +54,11 @@ pub fn run(args: &PlayArgs, backend: fanorona_net::Backend) -> Result<()> {
         Some(text) => parse_position(text).context("--fen")?,
         None => Position::start(),
     };
+    anyhow::ensure!(
+        !start.occupied().is_empty(),
+        "--fen: {}",
+        fanorona_session::session::ReplayError::NoStones
+    );
     let mut session = Session {
         session: GameSession::new(start, Rules::default()),
         start,

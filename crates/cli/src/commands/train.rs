@@ -78,14 +78,22 @@ fn stop_flag() -> Arc<AtomicBool> {
     stop
 }
 
+/// Longest `--minutes`: ten million (about 19 years).
+const MAX_MINUTES: f64 = 1e7;
+
+/// Longest `--worker` name: it becomes part of file names, which most file systems cut at 255
+/// bytes.
+const MAX_WORKER_NAME: usize = 64;
+
 /// Sets `stop` once `minutes` have passed (from a thread that sleeps until then).
 fn stop_after(stop: Arc<AtomicBool>, minutes: Option<f64>) -> Result<Arc<AtomicBool>> {
     let Some(minutes) = minutes else {
         return Ok(stop);
     };
     anyhow::ensure!(
-        minutes.is_finite() && minutes > 0.0 && minutes <= 1e7,
-        "--minutes {minutes}: give a positive number of minutes"
+        minutes.is_finite() && minutes > 0.0 && minutes <= MAX_MINUTES,
+        "--minutes {minutes}: give a number of minutes above 0 and at most {MAX_MINUTES} \
+         (about 19 years)"
     );
     let flag = Arc::clone(&stop);
     std::thread::spawn(move || {
@@ -133,10 +141,12 @@ pub fn run_selfplay(args: &SelfPlayArgs, backend: Option<Backend>) -> Result<()>
     let worker = args.worker.clone().unwrap_or_else(default_worker_name);
     anyhow::ensure!(
         !worker.is_empty()
+            && worker.len() <= MAX_WORKER_NAME
             && worker
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_'),
-        "--worker must be letters, digits or '_' (it becomes part of file names), got {worker:?}"
+        "--worker must be 1 to {MAX_WORKER_NAME} letters, digits or '_' (it becomes part of \
+         file names), got {worker:?}"
     );
     let games = selfplay_worker(
         &RunLocation::parse(&args.run_dir),

@@ -86,6 +86,9 @@ pub struct RateArgs {
 
 /// Run `fanorona rate`.
 pub fn run(args: &RateArgs, backend: Backend) -> Result<()> {
+    if let Some(path) = &args.plot {
+        crate::output::check_output_file("--plot", path, crate::output::FileKind::Chart)?;
+    }
     let control = time_control(args)?;
     let config = match_config(args)?;
     let registry = fanorona_net::player_registry(backend);
@@ -218,19 +221,45 @@ fn player_text(arg: &str) -> String {
 }
 
 /// The checkpoints of a run (a folder or a store's URL, downloaded first), by steps, with the
-/// run's working time when each was saved.
+/// run's working time when each was saved. A checkpoint that cannot be read (damaged, cut) is
+/// left out with a warning naming it and why; the others are rated.
 fn run_checkpoints(run: &str) -> Result<Vec<RunCheckpoint>> {
     let found = fanorona_train::rundir::fetch_checkpoints(&RunLocation::parse(run), None)
         .with_context(|| format!("--run-dir {run}"))?;
-    Ok(found
-        .into_iter()
-        .map(|(steps, path)| RunCheckpoint {
+    let mut kept = Vec::with_capacity(found.len());
+    for (steps, path) in found {
+        let player = match checkpoint_player(&path) {
+            Ok(player) => player,
+            Err(e) => {
+                eprintln!("warning: --run-dir {run}: left out: {e}");
+                continue;
+            }
+        };
+        kept.push(RunCheckpoint {
             steps,
             seconds: checkpoint_seconds(&path),
-            player: player_text(&path.display().to_string()),
+            player,
             path,
-        })
-        .collect())
+        });
+    }
+    anyhow::ensure!(
+        !kept.is_empty(),
+        "--run-dir {run}: no checkpoint of the run can be read"
+    );
+    Ok(kept)
+}
+
+/// The player of a run's checkpoint, told by what the checkpoint holds (read and checked
+/// whole): `alphabeta:eval=` for an evaluation run's, `net:path=` for a network run's.
+fn checkpoint_player(path: &Path) -> Result<String> {
+    use fanorona_data::container;
+    let payload = container::read(path, &container::CHECKPOINT_MAGIC, container::CHECKPOINT_VERSION)?;
+    let sections = container::Sections::parse(path, &payload)?;
+    Ok(if sections.get("eval").is_some() {
+        format!("alphabeta:eval={}", path.display())
+    } else {
+        format!("net:path={}", path.display())
+    })
 }
 
 /// The run's working time when a checkpoint was saved, if it records one.
