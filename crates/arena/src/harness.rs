@@ -304,19 +304,34 @@ pub enum Event<'a> {
     Warning(String),
 }
 
+/// What every pairing of one rating shares.
+#[derive(Clone, Copy)]
+pub struct PairingSettings<'a> {
+    /// The games of a pairing: how many, the seed, the opening, the rules, the threads.
+    pub config: &'a MatchConfig,
+    /// Where the games are kept and reused from.
+    pub store: &'a Store,
+    /// Builds the players.
+    pub registry: &'a Registry,
+    /// Use the stored games only: play none.
+    pub stored_only: bool,
+}
+
 /// The games of one pairing: those stored, plus (unless `stored_only`) the missing ones,
-/// played now and saved as they come (see [`SAVE_EVERY`]). `registry` builds the players.
-#[allow(clippy::too_many_arguments)]
+/// played now and saved as they come (see [`SAVE_EVERY`]).
 pub fn play_pairing(
     entrants: &[Entrant],
     (a, b): (usize, usize),
-    config: &MatchConfig,
-    store: &Store,
-    registry: &Registry,
-    stored_only: bool,
+    settings: PairingSettings<'_>,
     label: &str,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<Played, HarnessError> {
+    let PairingSettings {
+        config,
+        store,
+        registry,
+        stored_only,
+    } = settings;
     let (ea, eb) = (&entrants[a], &entrants[b]);
     let header = GamesHeader {
         a: ea.settings.to_string(),

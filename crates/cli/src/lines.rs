@@ -50,4 +50,3 @@ pub fn read_line(
         )),
     }))
 }
-

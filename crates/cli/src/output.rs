@@ -84,23 +84,25 @@ fn kind_of_file(head: &[u8]) -> Option<Result<FileKind, &'static str>> {
     use fanorona_data::container::CHECKPOINT_MAGIC;
     let magic = head.get(..8);
     let is = |m: &[u8; 8]| magic == Some(&m[..]);
-    Some(if is(&fanorona_net::MODEL_MAGIC) || is(&fanorona_eval::EVAL_MAGIC) {
-        Ok(FileKind::Model)
-    } else if head.starts_with(fanorona_arena::games_file::FORMAT_PREFIX.as_bytes()) {
-        Ok(FileKind::Games)
-    } else if head.starts_with(b"<svg ") {
-        Ok(FileKind::Chart)
-    } else if is(&CHECKPOINT_MAGIC) {
-        Err("a training checkpoint")
-    } else if is(&fanorona_train::replay::SHARD_MAGIC) {
-        Err("a replay shard")
-    } else if is(fanorona_tablebase::MAGIC) || is(fanorona_tablebase::WDL_MAGIC) {
-        Err("an endgame table")
-    } else if head.is_empty() {
-        return None;
-    } else {
-        Err("something else (a config, a log, a run's file?)")
-    })
+    Some(
+        if is(&fanorona_net::MODEL_MAGIC) || is(&fanorona_eval::EVAL_MAGIC) {
+            Ok(FileKind::Model)
+        } else if head.starts_with(fanorona_arena::games_file::FORMAT_PREFIX.as_bytes()) {
+            Ok(FileKind::Games)
+        } else if head.starts_with(b"<svg ") {
+            Ok(FileKind::Chart)
+        } else if is(&CHECKPOINT_MAGIC) {
+            Err("a training checkpoint")
+        } else if is(&fanorona_train::replay::SHARD_MAGIC) {
+            Err("a replay shard")
+        } else if is(fanorona_tablebase::MAGIC) || is(fanorona_tablebase::WDL_MAGIC) {
+            Err("an endgame table")
+        } else if head.is_empty() {
+            return None;
+        } else {
+            Err("something else (a config, a log, a run's file?)")
+        },
+    )
 }
 
 /// The one place that decides what an output file named by `flag` may replace: nothing (a new
@@ -132,7 +134,8 @@ pub fn check_output_file(flag: &str, path: &Path, kind: FileKind) -> anyhow::Res
     let mut head = Vec::with_capacity(64);
     {
         use std::io::Read;
-        let file = fanorona_data::open_regular(path).map_err(|e| anyhow::anyhow!("{}: {e}", named()))?;
+        let file =
+            fanorona_data::open_regular(path).map_err(|e| anyhow::anyhow!("{}: {e}", named()))?;
         file.take(64)
             .read_to_end(&mut head)
             .map_err(|e| anyhow::anyhow!("{}: {e}", named()))?;

@@ -5,7 +5,7 @@ use std::process::Command;
 
 #[test]
 fn out_of_range_numbers_and_vanishing_run_stores_are_refused() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &[
                 "tablebase",
@@ -27,6 +27,12 @@ fn out_of_range_numbers_and_vanishing_run_stores_are_refused() {
             "--train-batch",
         ),
         (&["serve", "--max-think-ms", "0"], "--max-think-ms"),
+        // an unbounded thread count panicked ("failed to spawn thread") where the system
+        // refused the threads
+        (
+            &["tablebase", "build", "--stones", "3", "--threads", "100000"],
+            "--threads",
+        ),
         (
             &[
                 "train",

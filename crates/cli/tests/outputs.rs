@@ -21,7 +21,15 @@ fn text(out: &Output) -> String {
 /// Tables of up to three stones in `dir`, built by the command.
 fn small_tables(dir: &Path) {
     let out = bin()
-        .args(["tablebase", "build", "--stones", "3", "--threads", "1", "--out"])
+        .args([
+            "tablebase",
+            "build",
+            "--stones",
+            "3",
+            "--threads",
+            "1",
+            "--out",
+        ])
         .arg(dir)
         .stdout(Stdio::null())
         .output()
@@ -118,7 +126,15 @@ fn an_output_file_never_replaces_a_runs_own_files() {
     let (checkpoint_bytes, config_bytes) = (kept(&checkpoint), kept(&config));
     let pit = |out: &Path| {
         bin()
-            .args(["pit", "random", "greedy", "--games", "2", "--no-tablebases", "--out"])
+            .args([
+                "pit",
+                "random",
+                "greedy",
+                "--games",
+                "2",
+                "--no-tablebases",
+                "--out",
+            ])
             .arg(out)
             .output()
             .unwrap()
@@ -165,10 +181,22 @@ fn an_output_file_never_replaces_a_runs_own_files() {
 fn settings_in_the_environment_are_checked_like_flags() {
     // FANORONA_SIMD=bogus was ignored without a word while `--simd bogus` was an error.
     for (name, value, says) in [
-        ("FANORONA_SIMD", "bogus", "FANORONA_SIMD=bogus: not a SIMD level"),
-        ("FANORONA_GATHER", "bogus", "FANORONA_GATHER=bogus: not a gather"),
+        (
+            "FANORONA_SIMD",
+            "bogus",
+            "FANORONA_SIMD=bogus: not a SIMD level",
+        ),
+        (
+            "FANORONA_GATHER",
+            "bogus",
+            "FANORONA_GATHER=bogus: not a gather",
+        ),
     ] {
-        let out = bin().args(["perft", "1"]).env(name, value).output().unwrap();
+        let out = bin()
+            .args(["perft", "1"])
+            .env(name, value)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         assert!(text(&out).contains(says), "{}", text(&out));
     }

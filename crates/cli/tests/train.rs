@@ -558,7 +558,11 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
         .map(|p| p["spec"].as_str().unwrap())
         .collect();
     assert!(!rated.is_empty());
-    assert!(rated.iter().all(|s| s.starts_with("alphabeta:eval=") && !s.contains(&name)));
+    assert!(
+        rated
+            .iter()
+            .all(|s| s.starts_with("alphabeta:eval=") && !s.contains(&name))
+    );
     // A damaged evaluation is refused with its name, before any game.
     std::fs::write(&eval, b"FNRNEVAL garbage").unwrap();
     let out = bin()

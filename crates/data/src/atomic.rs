@@ -320,7 +320,10 @@ mod tests {
             fs::write(path, b"x").unwrap();
         }
         write_atomic(&dir.join("m.fnm"), b"model").unwrap();
-        assert!(!mine.exists(), "the dead writer's temporary of m.fnm is gone");
+        assert!(
+            !mine.exists(),
+            "the dead writer's temporary of m.fnm is gone"
+        );
         assert!(other.exists(), "another file's is left to its own writer");
         fs::remove_dir_all(&dir).unwrap();
     }

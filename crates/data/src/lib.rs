@@ -28,7 +28,7 @@ pub mod container;
 pub mod workers;
 
 pub use atomic::{
-    AtomicWriteError, check_regular_file, open_regular, read_bounded, remove_stale_temporaries, write_atomic,
-    write_atomic_with,
+    AtomicWriteError, check_regular_file, open_regular, read_bounded, remove_stale_temporaries,
+    write_atomic, write_atomic_with,
 };
 pub use container::ContainerError;

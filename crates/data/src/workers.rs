@@ -90,9 +90,7 @@ mod tests {
         // A stack of 64 TiB cannot be mapped: the system refuses the third thread and the
         // ones after it, as a pids limit would.
         let refuse_from = |first: usize| {
-            move |i: usize| {
-                Builder::new().stack_size(if i >= first { 1 << 46 } else { 1 << 16 })
-            }
+            move |i: usize| Builder::new().stack_size(if i >= first { 1 << 46 } else { 1 << 16 })
         };
         for first in [0, 2] {
             let next = AtomicUsize::new(0);

@@ -72,9 +72,7 @@ impl Gather {
         let gather = Gather::ALL
             .into_iter()
             .find(|g| g.name() == value)
-            .ok_or_else(|| {
-format!("{GATHER_ENV}={value}: not a gather (pext or portable)")
-            })?;
+            .ok_or_else(|| format!("{GATHER_ENV}={value}: not a gather (pext or portable)"))?;
         if !gather.available() {
             return Err(format!(
                 "{GATHER_ENV}=pext: this CPU has no BMI2 (pext); use portable or leave it unset"
@@ -175,7 +173,10 @@ mod tests {
     #[test]
     fn pext_is_fast_on_intel_and_on_amd_from_zen_3() {
         assert!(pext_is_fast(b"GenuineIntel", 6));
-        assert!(!pext_is_fast(b"AuthenticAMD", 0x17), "Zen 1 and 2: microcoded");
+        assert!(
+            !pext_is_fast(b"AuthenticAMD", 0x17),
+            "Zen 1 and 2: microcoded"
+        );
         assert!(!pext_is_fast(b"AuthenticAMD", 0x15), "Excavator");
         assert!(pext_is_fast(b"AuthenticAMD", 0x19), "Zen 3 and 4");
         assert!(pext_is_fast(b"AuthenticAMD", 0x1A), "Zen 5");
@@ -187,7 +188,10 @@ mod tests {
         assert!(Gather::detect().available());
         assert!(Gather::Portable.available());
         for g in Gather::ALL {
-            assert_eq!(Gather::ALL.into_iter().find(|x| x.name() == g.name()), Some(g));
+            assert_eq!(
+                Gather::ALL.into_iter().find(|x| x.name() == g.name()),
+                Some(g)
+            );
         }
     }
 }

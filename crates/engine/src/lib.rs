@@ -41,8 +41,8 @@ mod turns;
 mod zobrist;
 
 pub use error::{FenError, IllegalAction, IllegalTurn, ParseError, SetupError};
-pub use gather::{GATHER_ENV, Gather};
 pub use game::{DEFAULT_NO_PROGRESS_LIMIT, DrawReason, EndReason, Game, Outcome, Rules, WinReason};
+pub use gather::{GATHER_ENV, Gather};
 pub use geometry::{Bitboard, BitboardIter, Direction, HEIGHT, NUM_POINTS, Point, WIDTH};
 pub use movegen::{ActionList, MAX_ACTIONS};
 pub use moves::{Action, ByColor, Color, MAX_TURN_STEPS, Step, StepKind, Turn};

@@ -104,7 +104,10 @@ fn gather(x: u64, mask: u64) -> u32 {
 #[inline(always)]
 fn gather_rings(x: u64, mask: u64) -> u32 {
     let bits = if mask == RING1_MASK {
-        ((x >> 10) & 0b111) | ((x >> 16) & 0b1000) | ((x >> 17) & 0b1_0000) | ((x >> 23) & 0b1110_0000)
+        ((x >> 10) & 0b111)
+            | ((x >> 16) & 0b1000)
+            | ((x >> 17) & 0b1_0000)
+            | ((x >> 23) & 0b1110_0000)
     } else if mask == RING2_MASK {
         (x & 1)
             | ((x >> 1) & 0b10)

@@ -61,9 +61,9 @@ impl SimdLevel {
         if value.is_empty() {
             return Ok(None);
         }
-        let level: SimdLevel = value
-            .parse()
-            .map_err(|_| format!("{SIMD_ENV}={value}: not a SIMD level (avx512, avx2 or portable)"))?;
+        let level: SimdLevel = value.parse().map_err(|_| {
+            format!("{SIMD_ENV}={value}: not a SIMD level (avx512, avx2 or portable)")
+        })?;
         let available = SimdLevel::available();
         if !available.contains(&level) {
             let names: Vec<&str> = available.iter().map(|l| l.name()).collect();

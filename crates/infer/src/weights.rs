@@ -283,10 +283,16 @@ mod tests {
         let mut bad = good.clone();
         bad.blocks[1].second.weight[7] = f32::NAN;
         let err = bad.check().unwrap_err().to_string();
-        assert!(err.contains("blocks.1.second") && err.contains("weight[7] = NaN"), "{err}");
+        assert!(
+            err.contains("blocks.1.second") && err.contains("weight[7] = NaN"),
+            "{err}"
+        );
         let mut bad = good.clone();
         bad.value_fc2.bias[0] = f32::INFINITY;
         let err = bad.check().unwrap_err().to_string();
-        assert!(err.contains("value_fc2") && err.contains("bias[0] = inf"), "{err}");
+        assert!(
+            err.contains("value_fc2") && err.contains("bias[0] = inf"),
+            "{err}"
+        );
     }
 }

@@ -312,8 +312,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         // A time too far away to represent is no time limit (simulations then decide).
         let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
         // Without a clock the tables' distances are waited for (the game replays exactly).
-        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none())
-        {
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none()) {
             return Ok(choice);
         }
         let config = MctsConfig {

@@ -198,7 +198,10 @@ fn a_search_on_a_clock_never_waits_for_a_file() {
     // once the distances are in memory, the same look is exact
     let started = std::time::Instant::now();
     while state.terminal().is_none() {
-        assert!(started.elapsed().as_secs() < 60, "the distances were never read");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the distances were never read"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert_eq!(state.terminal(), Some(Terminal::Draw));
@@ -208,5 +211,10 @@ fn a_search_on_a_clock_never_waits_for_a_file() {
     let choice = player
         .choose(&game(LONG_WIN), Some(fanorona_players::Limit::Millis(50)))
         .unwrap();
-    assert!(game(LONG_WIN).position().try_play_turn(&choice.turn).is_ok());
+    assert!(
+        game(LONG_WIN)
+            .position()
+            .try_play_turn(&choice.turn)
+            .is_ok()
+    );
 }

@@ -570,23 +570,21 @@ fn initial_pass(smaller: &Tablebase, w: &mut Work, succ: ClassIndex, threads: us
     );
     let at_one = AtomicU64::new(0);
     fanorona_data::workers::run_workers(threads, || {
-                while let Some((c, (entries, pending))) =
-                    jobs.lock().ok().and_then(|mut j| j.next())
-                {
-                    let base = (c * chunk) as u64;
-                    let mut ones = 0;
-                    for (i, (e, p)) in entries.iter_mut().zip(pending.iter_mut()).enumerate() {
-                        match start(smaller, index, succ, base + i as u64) {
-                            Start::Unused => *e = UNUSED,
-                            Start::Decided(v) => {
-                                *e = v;
-                                ones += u64::from(v == value::win(1) || v == value::loss(1));
-                            }
-                            Start::Waiting(n) => *p = n,
-                        }
+        while let Some((c, (entries, pending))) = jobs.lock().ok().and_then(|mut j| j.next()) {
+            let base = (c * chunk) as u64;
+            let mut ones = 0;
+            for (i, (e, p)) in entries.iter_mut().zip(pending.iter_mut()).enumerate() {
+                match start(smaller, index, succ, base + i as u64) {
+                    Start::Unused => *e = UNUSED,
+                    Start::Decided(v) => {
+                        *e = v;
+                        ones += u64::from(v == value::win(1) || v == value::loss(1));
                     }
-                    at_one.fetch_add(ones, Ordering::Relaxed);
+                    Start::Waiting(n) => *p = n,
                 }
+            }
+            at_one.fetch_add(ones, Ordering::Relaxed);
+        }
     });
     at_one.into_inner()
 }

@@ -502,8 +502,7 @@ fn selfplay_then_ingest(
 /// nothing behind; a resumed run, in its own config.
 fn check_settings(config: &TrainConfig, opts: &TrainOptions) -> Result<(), TrainError> {
     device_by_name(&config.training.device)?;
-    let registry =
-        fanorona_net::player_registry(opts.backend.unwrap_or(config.training.inference));
+    let registry = fanorona_net::player_registry(opts.backend.unwrap_or(config.training.inference));
     for (i, text) in config.evaluation.baselines.iter().enumerate() {
         let built = registry
             .parse(text)

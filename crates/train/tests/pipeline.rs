@@ -300,7 +300,10 @@ fn bad_settings_are_found_before_the_run_starts_and_named_where_they_are() {
     let base = temp_dir("bad-settings");
     let dir = base.join("run");
     let mut config = tiny();
-    config.evaluation.baselines = vec!["random".into(), "alphabeta:depth=1,eval=/nonexistent.fne".into()];
+    config.evaluation.baselines = vec![
+        "random".into(),
+        "alphabeta:depth=1,eval=/nonexistent.fne".into(),
+    ];
     let err = train(&config, &options(&dir, 1)).unwrap_err().to_string();
     assert!(
         err.contains("evaluation.baselines[1]") && err.contains("/nonexistent.fne"),
@@ -320,7 +323,10 @@ fn bad_settings_are_found_before_the_run_starts_and_named_where_they_are() {
     let text = std::fs::read_to_string(&own).unwrap();
     std::fs::write(
         &own,
-        text.replace("baselines = [\"random\"]", "baselines = [\"alphabeta:eval=/nonexistent.fne\"]"),
+        text.replace(
+            "baselines = [\"random\"]",
+            "baselines = [\"alphabeta:eval=/nonexistent.fne\"]",
+        ),
     )
     .unwrap();
     let err = train(&tiny(), &options(&dir, 1)).unwrap_err().to_string();

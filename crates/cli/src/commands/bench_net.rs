@@ -124,7 +124,9 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
     let kept = native64.map_or(0.0, |raw| full.evals_per_sec / raw * 100.0);
     say!(
         "full evaluation path at batch 64, native {} {} (encode + forward + legal-move softmax): {:.0} evals/s, {kept:.0}% of the raw forward pass",
-        levels[0], full_precision, full.evals_per_sec
+        levels[0],
+        full_precision,
+        full.evals_per_sec
     )?;
     let samples = bench_train(&cfg, args.train_batch, args.seconds);
     say!(
@@ -136,7 +138,8 @@ pub fn run(args: &BenchNetArgs) -> Result<()> {
             let gpu = bench_forward_on(&cfg, batch, args.seconds, &device);
             say!(
                 "{name} batch {batch}: burn {:.0} evals/s, {:.1} GFLOP/s",
-                gpu.evals_per_sec, gpu.gflops
+                gpu.evals_per_sec,
+                gpu.gflops
             )?;
         }
         let samples = bench_train_on(&cfg, args.train_batch, args.seconds, &device);

@@ -367,8 +367,7 @@ impl Player for AlphaBetaPlayer {
         // A time too far away to represent is no time limit.
         let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
         // Without a clock the tables' distances are waited for (the game replays exactly).
-        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none())
-        {
+        if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none()) {
             self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
             return Ok(choice);
         }

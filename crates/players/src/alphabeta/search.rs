@@ -347,10 +347,12 @@ impl Searcher<'_> {
             }
             let score = match Self::decided(&child.pos, ply + 1) {
                 Some(s) => -s,
-                None => match crate::tables::exact(self.tables, &child.pos, self.deadline.is_none()) {
-                    Some(p) => -table_score(p),
-                    None => -self.quiesce(&child.pos, -beta, -alpha, ply + 1, left - 1),
-                },
+                None => {
+                    match crate::tables::exact(self.tables, &child.pos, self.deadline.is_none()) {
+                        Some(p) => -table_score(p),
+                        None => -self.quiesce(&child.pos, -beta, -alpha, ply + 1, left - 1),
+                    }
+                }
             };
             best = best.max(score);
             alpha = alpha.max(score);

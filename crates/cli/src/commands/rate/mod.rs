@@ -137,10 +137,12 @@ pub fn run(args: &RateArgs, backend: Backend) -> Result<()> {
         played.push(harness::play_pairing(
             &entrants,
             pair,
-            &config,
-            &store,
-            &registry,
-            args.stored_only,
+            harness::PairingSettings {
+                config: &config,
+                store: &store,
+                registry: &registry,
+                stored_only: args.stored_only,
+            },
             &label,
             &mut |event| show(&bar, event),
         )?);
@@ -253,7 +255,11 @@ fn run_checkpoints(run: &str) -> Result<Vec<RunCheckpoint>> {
 /// whole): `alphabeta:eval=` for an evaluation run's, `net:path=` for a network run's.
 fn checkpoint_player(path: &Path) -> Result<String> {
     use fanorona_data::container;
-    let payload = container::read(path, &container::CHECKPOINT_MAGIC, container::CHECKPOINT_VERSION)?;
+    let payload = container::read(
+        path,
+        &container::CHECKPOINT_MAGIC,
+        container::CHECKPOINT_VERSION,
+    )?;
     let sections = container::Sections::parse(path, &payload)?;
     Ok(if sections.get("eval").is_some() {
         format!("alphabeta:eval={}", path.display())
