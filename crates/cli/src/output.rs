@@ -127,8 +127,13 @@ pub fn check_output_file(flag: &str, path: &Path, kind: FileKind) -> anyhow::Res
         Err(e) => anyhow::bail!("{}: {e}", named()),
     };
     anyhow::ensure!(
+        !meta.is_dir(),
+        "{}: that is a folder; give a file name",
+        named()
+    );
+    anyhow::ensure!(
         meta.is_file(),
-        "{}: that is not a regular file (a folder or a special file); give a file name",
+        "{}: that is not a regular file (a FIFO, a device, a socket); give a file name",
         named()
     );
     let mut head = Vec::with_capacity(64);

@@ -174,7 +174,7 @@ fn an_output_file_never_replaces_a_runs_own_files() {
     }
     // and a folder is no file
     let out = pit(dir.path());
-    assert!(text(&out).contains("not a regular file"), "{}", text(&out));
+    assert!(text(&out).contains("that is a folder"), "{}", text(&out));
 }
 
 #[test]

@@ -31,9 +31,12 @@ impl TableDir {
         }
     }
 
+    /// The tables for `probe`, `verify` and `check`, which report an unreadable distance file
+    /// as their error (the warning players print would say it twice).
     pub(crate) fn open(&self) -> Result<Tablebase> {
         let tb = Tablebase::open(&self.dir, self.rules())
-            .with_context(|| format!("reading the tables in {}", self.dir.display()))?;
+            .with_context(|| format!("reading the tables in {}", self.dir.display()))?
+            .on_unreadable(std::sync::Arc::new(|_: &str| {}));
         if tb.classes().next().is_none() {
             bail!(
                 "no tables in {} (build them with `fanorona tablebase build --stones 5 --out {}`)",
