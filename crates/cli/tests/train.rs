@@ -441,6 +441,24 @@ fn train_tiny_eval(dir: &Path, generations: u32) -> Command {
     train_with(&config, dir, generations)
 }
 
+/// `rate --run-dir` on the run in `dir`: the specs of its rated checkpoints, and what it said
+/// on standard error.
+fn rate_run(dir: &Path) -> (Vec<String>, String) {
+    let out = run(bin()
+        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
+        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
+        .arg(dir));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rated = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["steps"].is_u64())
+        .map(|p| p["spec"].as_str().unwrap().to_string())
+        .collect();
+    (rated, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[test]
 fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
     let dir = temp_dir("e2e-eval");
@@ -504,18 +522,7 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
         assert_eq!(json["a"], spec.as_str());
     }
     // The run's checkpoints are rated as alpha-beta players with their evaluation.
-    let out = run(bin()
-        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
-        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
-        .arg(&dir));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rated: Vec<&str> = json["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["steps"].is_u64())
-        .map(|p| p["spec"].as_str().unwrap())
-        .collect();
+    let (rated, _) = rate_run(&dir);
     assert!(!rated.is_empty());
     for spec in rated {
         assert!(spec.starts_with("alphabeta:eval="), "{spec}");
@@ -539,24 +546,12 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x10;
     std::fs::write(&before, &bytes).unwrap();
-    let out = run(bin()
-        .args(["rate", "--no-tablebases", "--panel", "alphabeta:depth=1"])
-        .args(["--sims", "4", "--games", "2", "--json", "--run-dir"])
-        .arg(&dir));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (rated, stderr) = rate_run(&dir);
     let name = before.file_name().unwrap().to_string_lossy().to_string();
     assert!(
         stderr.contains("warning: --run-dir") && stderr.contains(&name),
         "{stderr}"
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rated: Vec<&str> = json["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["steps"].is_u64())
-        .map(|p| p["spec"].as_str().unwrap())
-        .collect();
     assert!(!rated.is_empty());
     assert!(
         rated
