@@ -150,7 +150,18 @@ describe('the tools around a game', () => {
     const hint = await page.evaluate(() => window.fanorona.hint);
     const legal = await page.evaluate(() => window.fanorona.state.legal_turns.map((t) => t.join(', ')));
     assert.ok(legal.includes(hint), `${hint} is not among the legal turns`);
-    assert.match(await page.textContent('#status'), new RegExp(`Hint: ${hint}`));
+    // In words, and the stones it would take ringed over the stones (they were ringed under
+    // them, smaller than a stone: invisible).
+    assert.match(await page.textContent('#status'), new RegExp(`Hint: move the stone on ${hint.slice(0, 2)} to ${hint.slice(2, 4)}, capturing`));
+    const taken = await page.evaluate((h) => {
+      const steps = h.split(', ');
+      return steps.flatMap((_, i) => window.fanorona.state.steps[steps.slice(0, i + 1).join(',')].captured).sort();
+    }, hint);
+    assert.ok(taken.length > 0);
+    const ringed = await page.locator('#board .layer-hint .hint-capture').evaluateAll((els) => els.map((e) => e.dataset.point).sort());
+    assert.deepEqual(ringed, taken);
+    const order = await page.evaluate(() => [...document.querySelectorAll('#board > g')].map((g) => g.getAttribute('class')));
+    assert.ok(order.indexOf('layer-hint') > order.indexOf('layer-stones'), `${order}`);
     assert.equal(await page.locator('#board .hint-path').count(), 1);
     assert.equal(await page.locator('#board .hint-from').getAttribute('data-point'), hint.slice(0, 2));
     assert.deepEqual(await turns(page), [], 'a hint plays nothing');

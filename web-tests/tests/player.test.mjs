@@ -56,6 +56,22 @@ const countShown = async (page) => {
 };
 
 describe('never losing a game', () => {
+  test('a reload while the computer thinks keeps the move just played', async () => {
+    // The address and the stored game were written only once the engine answered: F5 while
+    // "Black is thinking" brought back the start.
+    const { page } = await open('?level=hard');
+    const turn = await page.evaluate(() => window.fanorona.state.legal_turns[0]);
+    await playTurn(page, turn, { wait: false });
+    await waitForPhase(page, 'thinking');
+    assert.match(page.url(), new RegExp(`turns=${encodeURIComponent(turn.join(','))}`));
+    await page.reload();
+    await waitForPhase(page, ['human', 'over'], 60000);
+    const kept = await turns(page);
+    assert.equal(kept[0], turn.join(','));
+    assert.equal(kept.length, 2, 'the engine was asked again and answered');
+    await page.close();
+  });
+
   test('a load that fails leaves the game as it was; a load that works can be undone', async () => {
     const { page } = await open();
     await playFirst(page);

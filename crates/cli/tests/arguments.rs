@@ -59,7 +59,33 @@ fn out_of_range_numbers_and_vanishing_run_stores_are_refused() {
             "4096 + 4096 MiB a game x 1024 games at once",
         ),
     ];
-    for (args, named) in cases {
+    // Limits said, and found before any work: `--minutes` said only "give a positive
+    // number", a 300-character worker name failed with "File name too long" after a
+    // generation of games.
+    let worker = "w".repeat(300);
+    let later: [(&[&str], &str); 2] = [
+        (
+            &[
+                "train",
+                "--config",
+                "configs/tiny.toml",
+                "--minutes",
+                "100000000",
+            ],
+            "at most 10000000",
+        ),
+        (
+            &[
+                "selfplay",
+                "--run-dir",
+                "/nonexistent/run",
+                "--worker",
+                &worker,
+            ],
+            "--worker must be 1 to 64",
+        ),
+    ];
+    for &(args, named) in cases.iter().chain(&later) {
         let out = Command::new(env!("CARGO_BIN_EXE_fanorona"))
             .args(args)
             .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -69,7 +95,7 @@ fn out_of_range_numbers_and_vanishing_run_stores_are_refused() {
         assert!(!out.status.success(), "{args:?} was accepted");
         assert_eq!(
             out.status.code(),
-            Some(if ["train", "pit"].contains(&args[0]) {
+            Some(if ["train", "pit", "selfplay"].contains(&args[0]) {
                 1
             } else {
                 2

@@ -175,7 +175,9 @@
         for (const lx of [30, W - 30]) label(lx, cy + 9, String(y + 1));
       }
     }
-    for (const name of ['last', 'marks', 'stones', 'overlay', 'hits']) {
+    // `last` and `marks` lie under the stones; `overlay` and `hint` over them (what a hint
+    // would capture must show on the stones themselves).
+    for (const name of ['last', 'marks', 'stones', 'overlay', 'hint', 'hits']) {
       layers[name] = el('g', { class: `layer-${name}` }, svg);
     }
     for (let y = 4; y >= 0; y -= 1) {
@@ -422,6 +424,9 @@
     app.turns.push(app.prefix.join(','));
     app.prefix = [];
     app.selected = null;
+    // The address and the stored game take the turn now, not when the engine answers: a
+    // reload while the engine thinks keeps the move (and asks the engine again).
+    syncUrl();
     engineMove();
   }
 
@@ -817,18 +822,38 @@
     renderHint();
   }
 
-  // The engine's suggestion, from the step the player has reached.
+  // The engine's suggestion, from the step the player has reached: its path, and a ring on
+  // every stone it would capture, drawn over the stones.
   function renderHint() {
-    if (!app.hint || app.review || (app.phase !== 'human' && app.phase !== 'chain')) return;
-    const rest = app.hint.steps.slice(app.prefix.length);
-    if (rest.length === 0) return;
+    layers.hint.textContent = '';
+    const rest = hintRest();
+    if (!rest || rest.length === 0) return;
     const path = [rest[0].from, ...rest.map((s) => s.to)];
-    const g = el('g', { class: 'hint' }, layers.last);
+    const g = el('g', { class: 'hint' }, layers.hint);
     ring(path[0], 'hint-from', g);
     drawPath(path, 'hint-path', g);
     for (const s of rest) {
-      for (const p of s.captured) ring(p, 'hint-capture', g, STONE_R - 4);
+      for (const p of s.captured) ring(p, 'hint-capture', g, STONE_R + 4);
     }
+  }
+
+  // The hint's steps still to play, when a hint is shown (null when none is).
+  function hintRest() {
+    if (!app.hint || app.review || (app.phase !== 'human' && app.phase !== 'chain')) return null;
+    return app.hint.steps.slice(app.prefix.length);
+  }
+
+  // The hint in a player's words: which stone goes where and what it takes.
+  function hintWords(rest) {
+    if (rest.length === 0) return 'Hint: end the turn here (press End turn).';
+    const parts = rest.map((s, i) => {
+      const move = i === 0 ? `move the stone on ${s.from} to ${s.to}` : `then on to ${s.to}`;
+      const n = s.captured.length;
+      return n === 0 ? move : `${move}, capturing ${n} stone${n === 1 ? '' : 's'} (${s.captured.join(', ')})`;
+    });
+    const start = app.prefix.length > 0 ? 'keep capturing: ' : '';
+    const taken = rest.some((s) => s.captured.length > 0) ? ' The stones it takes are ringed in blue.' : '';
+    return `Hint: ${start}${parts.join('; ')}.${taken}`;
   }
 
   function describePoint(p) {
@@ -1035,13 +1060,13 @@
         const options = nextOptions();
         const compulsory = options.some((o) => o.info.kind !== 'paika');
         text = `Your turn (${cap(app.human)}). `;
-        text += compulsory ? 'Capturing is compulsory: pick a ringed stone.' : 'No capture available: make a quiet move.';
+        text += compulsory ? 'Capturing is compulsory: pick a stone with a gold ring.' : 'No capture available: make a quiet move.';
       }
     }
     if (app.notice) {
       text = app.notice;
-    } else if (!app.review && app.hint && (app.phase === 'human' || app.phase === 'chain')) {
-      text = `Hint: ${app.hint.text}`;
+    } else if (hintRest()) {
+      text = hintWords(hintRest());
     } else if (!app.review && app.hintRequest && app.phase === 'human') {
       text = 'Looking for a hint…';
     }
