@@ -105,10 +105,19 @@ describe('the tools around a game', () => {
     await page.click('#record summary');
     await page.click('#copy-game');
     const line = await page.inputValue('#record-text');
-    assert.equal(line, `1 white=A black=B opening=0 | ${START} | ${played.join(' ')} | * turn-limit`);
+    // an unfinished game is marked as such (it said `* turn-limit`)
+    assert.equal(line, `1 white=A black=B opening=0 | ${START} | ${played.join(' ')} | * unfinished`);
     // The note comes once the clipboard has answered (a promise: on a busy machine, later).
     await page.waitForFunction(() => document.getElementById('record-note').textContent !== '');
     assert.match(await page.textContent('#record-note'), /Copied|selected/);
+    // Copy link: the address, which holds the whole game.
+    await page.evaluate(() => { document.getElementById('record-note').textContent = ''; });
+    await page.click('#copy-link');
+    await page.waitForFunction(() => document.getElementById('record-note').textContent !== '');
+    const note = await page.textContent('#record-note');
+    assert.match(note, /Link copied|the link is selected/);
+    if (/selected/.test(note)) assert.equal(await page.inputValue('#record-text'), page.url());
+    assert.match(page.url(), new RegExp(`turns=${encodeURIComponent(played[0])}`));
 
     await page.click('#new-game');
     await waitForPhase(page, 'human');
@@ -314,6 +323,12 @@ describe('the analysis', () => {
     assert.ok(legal.includes(reviewed.line[0].turn), reviewed.line[0].turn);
     await page.keyboard.press('End');
 
+    // The switch survives a reload (it came back off).
+    await page.reload();
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal(await page.isChecked('#analysis-toggle'), true);
+    await page.waitForFunction(() => window.fanorona.analysis !== null);
+
     // Off: the box goes and no more analyses are asked for.
     await page.uncheck('#analysis-toggle');
     assert.ok(await page.isHidden('#analysis'));
@@ -340,10 +355,18 @@ describe('the mistakes', () => {
     assert.equal(items.length, 1, JSON.stringify(items));
     assert.equal(items[0].index, '0');
     assert.ok(items[0].mine);
-    assert.match(items[0].text, /^1\. White \(you\) a1b2: it threw away a won game or walked into a lost one; the engine preferred /);
+    // says which (it said "threw away a won game or walked into a lost one")
+    assert.match(items[0].text, /^1\. White \(you\) a1b2: after it the game was lost whatever came next; better was \S+ \(shown on the board\)\.$/);
+    const better = items[0].text.match(/better was (\S+) /)[1];
+    // A click shows the position before it with the better turn drawn, and does not scroll
+    // the page (it moved about 300 px, the board's top rows out of view).
+    await page.locator('#mistakes li').first().scrollIntoViewIfNeeded();
+    const scrolled = await page.evaluate(() => window.scrollY);
     await page.click('#mistakes li');
     await page.waitForFunction(() => window.fanorona.reviewing === -1);
     assert.equal(await stoneAt(page, 'a1').getAttribute('data-color'), 'white');
+    assert.equal(await page.locator('#board .layer-hint .better .hint-from').getAttribute('data-point'), better.slice(0, 2));
+    assert.equal(await page.evaluate(() => window.scrollY), scrolled);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -143,6 +143,33 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('undo in a chain of several steps takes back the last step only', async () => {
+    // a1b1a takes c1, b1b2a takes b3, b2c3a takes d4: undo after the second step keeps the
+    // first (it took back all of them).
+    const { page, errors } = await open(fen('8B/3B5/1B7/9/W1B6 w'));
+    await clickPoint(page, 'a1');
+    await clickPoint(page, 'b1');
+    await waitForPhase(page, 'chain');
+    await clickPoint(page, 'b2');
+    await waitForPhase(page, 'chain');
+    assert.equal(await stoneAt(page, 'b3').count(), 0);
+    await page.click('#undo');
+    await waitForPhase(page, 'chain');
+    assert.equal(await stoneAt(page, 'b1').getAttribute('data-color'), 'white');
+    assert.equal(await stoneAt(page, 'b2').count(), 0);
+    assert.equal(await stoneAt(page, 'b3').getAttribute('data-color'), 'black');
+    assert.equal(await stoneAt(page, 'c1').count(), 0, 'the first step stays played');
+    const dests = await page.locator('#board .dest').evaluateAll((els) => els.map((e) => e.dataset.point));
+    assert.deepEqual(dests, ['b2']);
+    // and once more: back to the turn's start
+    await page.click('#undo');
+    await waitForPhase(page, 'human');
+    assert.equal(await stoneAt(page, 'a1').getAttribute('data-color'), 'white');
+    assert.equal(await stoneAt(page, 'c1').getAttribute('data-color'), 'black');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('shows a game-over banner with the reason', async () => {
     // White's approach from a3 takes the whole row.
     const { page, errors } = await open(fen('9/9/W1BBBBBBB/9/9 w'));

@@ -82,7 +82,8 @@ describe('never losing a game', () => {
     await page.fill('#record-text', 'hello world');
     await page.click('#load-game');
     await page.waitForFunction(() => /Could not load/.test(document.getElementById('record-note').textContent));
-    assert.match(await page.textContent('#record-note'), /not valid notation.*Your game is unchanged/);
+    // in a player's words, not the parser's ("origin: invalid point "he": the row must be...")
+    assert.match(await page.textContent('#record-note'), /"hello" is not a turn: paste a line made by Copy game.*Your game is unchanged/);
     assert.doesNotMatch(await page.textContent('#record-note'), /Loaded/);
     assert.deepEqual(await turns(page), game);
 
@@ -206,7 +207,7 @@ describe('feedback', () => {
   test('the quiet-turn count warns as the no-progress draw comes near', async () => {
     const { page } = await open(fenQuery('9/9/9/9/W7B w 44 30'));
     const quiet = await page.textContent('#quiet');
-    assert.match(quiet, /^44\/50 quiet turns: a draw after 6 more without a capture$/);
+    assert.match(quiet, /^44 of 50 turns without a capture: a draw if 6 more pass without one$/);
     assert.equal(await page.getAttribute('#quiet', 'class'), 'quiet near');
     await page.close();
   });

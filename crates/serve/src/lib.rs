@@ -100,11 +100,13 @@
 //! **Review** (the answer of `/api/review`): every position of the game evaluated briefly
 //! (the easy level, 60 ms each, 8 s at most in all) and the turns that cost their mover most:
 //! `{"bars": [0.0, -0.1, ...], "mistakes": [{"index": 4, "color": "white", "played": "a1b2",
-//! "best": "a1a2", "before": 0.0, "after": -1.0, "loss": 1.0}], "complete": true, "engine":
+//! "best": "a1a2", "before": 0.0, "after": -1.0, "loss": 1.0, "stones": 31.0, "what":
+//! "into-a-loss"}], "complete": true, "engine":
 //! "alphabeta", "think_ms": 120}`. `bars` has one value per position (before each turn and
 //! after the last; `null` where time ran out), from White's side; `mistakes` lists, largest
-//! first, up to three turns a side that lost their mover at least a quarter of the bar and
-//! were not the engine's own choice.
+//! first, up to three turns a side that lost their mover at least a stone of evaluation
+//! (`stones`) and were not the engine's own choice; `what` says what the turn did:
+//! `lost-the-win`, `into-a-loss` (a forced result given up or walked into) or `stones`.
 //!
 //! **Errors**: `{"error": "<what is wrong>", "turn": <1-based turn number or null>}` with
 //! status 400 for malformed JSON, unknown fields, a bad start position, an unknown level,

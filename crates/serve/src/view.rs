@@ -566,6 +566,10 @@ pub struct MistakeView {
     /// [`FORCED_STONES`] or more): the measure mistakes are found and ordered by, since the
     /// bar flattens out once a side is far ahead.
     pub stones: f32,
+    /// What the turn did, in words a page can use: `lost-the-win` (a forced win before, none
+    /// after), `into-a-loss` (a forced loss after, none before), or `stones` (it cost
+    /// [`MistakeView::stones`] of the evaluation).
+    pub what: String,
 }
 
 impl ReviewView {
@@ -602,6 +606,17 @@ impl ReviewView {
             }
             let sign = if color == Color::White { 1.0 } else { -1.0 };
             let lost_stones = sign * (stones_before - stones_after);
+            // From the mover's side, what the turn did: a forced result given up or walked
+            // into is said as such, not as a count of stones.
+            let (mine_before, mine_after) = (sign * stones_before, sign * stones_after);
+            let forced = FORCED_STONES - 0.5;
+            let what = if mine_before >= forced {
+                "lost-the-win"
+            } else if mine_after <= -forced {
+                "into-a-loss"
+            } else {
+                "stones"
+            };
             if lost_stones >= Self::MIN_STONES {
                 found.push(MistakeView {
                     index: i,
@@ -612,6 +627,7 @@ impl ReviewView {
                     after,
                     loss: sign * (before - after),
                     stones: lost_stones,
+                    what: what.to_string(),
                 });
             }
         }
@@ -672,6 +688,9 @@ mod tests {
             ]
         );
         assert!((found[0].stones - 34.5).abs() < 1e-4);
+        // said as what happened: into a forced loss, a forced win let go, stones lost
+        let what: Vec<&str> = found.iter().map(|m| m.what.as_str()).collect();
+        assert_eq!(what, ["into-a-loss", "lost-the-win", "stones", "stones"]);
         // Far behind, the bar hardly moves (-0.96 to -0.99), the stones do: 6 lost.
         let far = [Some(-8.0), Some(-14.0)];
         let far_bars: Vec<Option<f32>> = far

@@ -8,6 +8,8 @@
 (() => {
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const START_FEN = 'BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1';
+  // A turn as notation writes it: steps from-to with `a` or `w` for a capture, joined by commas.
+  const TURN_TEXT = /^[a-i][1-5][a-i][1-5][aw]?(,[a-i][1-5][a-i][1-5][aw]?)*$/i;
   const COLS = 'abcdefghi';
   const SPACING = 100;
   const MARGIN_X = 80; // room for the row numbers on both sides
@@ -260,8 +262,9 @@
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-  // Show one step: slide the stone, then fade the stones it captures.
-  async function animateStep(info) {
+  // Show one step: slide the stone, then fade the stones it captures; `pace` below 1 waits
+  // less (a long engine chain).
+  async function animateStep(info, pace = 1) {
     const color = app.board.get(info.from);
     const g = app.stones.get(info.from);
     app.board.delete(info.from);
@@ -273,7 +276,7 @@
       g.style.transform = `translate(${cx}px, ${cy}px)`;
       app.stones.set(info.to, g);
     }
-    await sleep(MOVE_MS);
+    await sleep(MOVE_MS * pace);
     for (const p of info.captured) {
       app.board.delete(p);
       const s = app.stones.get(p);
@@ -284,7 +287,7 @@
       }
     }
     renderCounts();
-    if (info.captured.length) await sleep(FADE_MS);
+    if (info.captured.length) await sleep(FADE_MS * pace);
   }
 
   // ------------------------------------------------------------------ legal steps
@@ -536,8 +539,8 @@
       $('analysis-line').textContent = line ? `Expected: ${line}` : '';
       const secs = (view.think_ms / 1000).toFixed(1);
       $('analysis-detail').textContent = view.exact
-        ? `Exact (${view.engine}, ${secs} s).`
-        : `An estimate by ${view.engine} after ${secs} s of thought; a stone is worth 1.`;
+        ? `Certain: worked out to the end of the game (${secs} s).`
+        : `The computer's estimate after ${secs} s of thought, counted in stones.`;
     } else {
       $('analysis-summary').textContent = a && a.error ? `No analysis: ${a.error}` : 'Analysing…';
       $('analysis-line').textContent = '';
@@ -623,12 +626,16 @@
         setPhase('animating', other(app.human));
         // The human's turn may have been shown only locally: start from the server's view
         // of the position before the engine's turn. "Skip" jumps to the end of it.
+        // A long chain goes faster: about three steps' time in all, at least 0.35 s a step
+        // (a nine-step chain took 8 s).
+        const count = answer.engine_turn.steps.length;
+        const pace = count > 3 ? Math.max(0.35, 3 / count) : 1;
         for (const step of answer.engine_turn.steps) {
           if (app.skip) break;
-          await sleep(ENGINE_PAUSE_MS);
+          await sleep(ENGINE_PAUSE_MS * pace);
           if (epoch !== app.epoch) return;
           if (app.skip) break;
-          await animateStep(step);
+          await animateStep(step, pace);
           if (epoch !== app.epoch) return;
         }
       }
@@ -756,9 +763,10 @@
     const limit = s.no_progress_limit;
     const quiet = s.no_capture_turns;
     const near = limit > 0 && quiet > 0 && quiet >= limit - QUIET_WARNING;
-    $('quiet').textContent = quiet > 0
-      ? `${quiet}/${limit} quiet turns${near ? `: a draw after ${limit - quiet} more without a capture` : ''}`
-      : '';
+    const left = limit - quiet;
+    $('quiet').textContent = quiet <= 0 ? ''
+      : left <= 0 ? `${quiet} turns without a capture: a draw`
+      : `${quiet} of ${limit} turns without a capture${near ? `: a draw if ${left} more pass without one` : ''}`;
     $('quiet').classList.toggle('near', near);
     $('tablebase').textContent = s.tablebase ? s.tablebase.message : '';
   }
@@ -823,16 +831,29 @@
   }
 
   // The engine's suggestion, from the step the player has reached: its path, and a ring on
-  // every stone it would capture, drawn over the stones.
+  // every stone it would capture, drawn over the stones. Looking back from a mistake, the
+  // better turn the same way.
   function renderHint() {
     layers.hint.textContent = '';
+    if (app.review && app.review.better) {
+      const steps = app.review.better.split(',');
+      const infos = steps.map((_, i) => app.review.state.steps[steps.slice(0, i + 1).join(',')]);
+      if (infos.every(Boolean)) drawSuggestion(infos, 'better');
+      return;
+    }
     const rest = hintRest();
     if (!rest || rest.length === 0) return;
-    const path = [rest[0].from, ...rest.map((s) => s.to)];
-    const g = el('g', { class: 'hint' }, layers.hint);
+    drawSuggestion(rest, 'hint');
+  }
+
+  // A turn suggested (`steps`: each with from, to and captured), as arrows from its stone and
+  // a ring on every stone it takes, in the style `cls` (`hint`, `better`).
+  function drawSuggestion(steps, cls) {
+    const path = [steps[0].from, ...steps.map((s) => s.to)];
+    const g = el('g', { class: `hint ${cls}` }, layers.hint);
     ring(path[0], 'hint-from', g);
     drawPath(path, 'hint-path', g);
-    for (const s of rest) {
+    for (const s of steps) {
       for (const p of s.captured) ring(p, 'hint-capture', g, STONE_R + 4);
     }
   }
@@ -903,9 +924,16 @@
       m.textContent = `${app.prefix.join(', ')} …`;
       list.appendChild(m);
     }
+    // Only the list scrolls: scrolling the page would push the board's top out of view.
     const current = list.querySelector('.move.current');
-    if (current) current.scrollIntoView({ block: 'nearest' });
-    else list.scrollTop = list.scrollHeight;
+    if (current) {
+      const box = list.getBoundingClientRect();
+      const item = current.getBoundingClientRect();
+      if (item.top < box.top) list.scrollTop -= box.top - item.top;
+      else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+    } else {
+      list.scrollTop = list.scrollHeight;
+    }
     renderReviewBar();
   }
 
@@ -925,8 +953,9 @@
 
   const canReview = () => app.review !== null || app.phase === 'human' || app.phase === 'over';
 
-  // Look at the position after turn `index` (-1: the start; the last turn: back to the game).
-  async function reviewAt(index) {
+  // Look at the position after turn `index` (-1: the start; the last turn: back to the game),
+  // with `better` (a turn in notation) drawn on it when a mistake asked for it.
+  async function reviewAt(index, better = null) {
     if (!canReview() || app.prefix.length > 0 || !app.state || app.turns.length === 0) return;
     if (index >= app.turns.length - 1) {
       leaveReview();
@@ -948,7 +977,7 @@
     }
     if (seq !== app.reviewSeq || !canReview()) return;
     if (!app.review) dropHint();
-    app.review = { index, state };
+    app.review = { index, state, better };
     app.selected = null;
     closeChoice();
     app.board = boardFromState(state);
@@ -1144,9 +1173,27 @@
       return;
     }
     const ownStepMoving = app.phase === 'animating' && app.mover === app.human;
+    if (app.prefix.length > 1 && !ownStepMoving) {
+      // In a chain: take back its last step only. The server's position is still the turn
+      // start; the steps kept are laid on it again at once.
+      const kept = app.prefix.slice(0, -1);
+      newEpoch();
+      adopt(app.state);
+      for (let i = 0; i < kept.length; i += 1) {
+        const info = stepInfo(kept.slice(0, i + 1).join(','), kept[i]);
+        app.board.delete(info.from);
+        app.board.set(info.to, app.human);
+        for (const p of info.captured) app.board.delete(p);
+      }
+      app.prefix = kept;
+      drawStones();
+      setPhase('chain');
+      render();
+      return;
+    }
     if (app.prefix.length > 0 || ownStepMoving) {
-      // Take back the chain in progress (its first step may still be moving): the server's
-      // position is still the turn start.
+      // Take back the chain's only step (it may still be moving): the server's position is
+      // still the turn start.
       newEpoch();
       adopt(app.state);
       return;
@@ -1255,20 +1302,21 @@
       for (const m of r.mistakes) {
         const li = document.createElement('li');
         const who = m.color === app.human ? ` (you)` : '';
-        const cost = m.stones >= 25
-          ? 'it threw away a won game or walked into a lost one'
-          : `it cost about ${m.stones.toFixed(1)} stones`;
+        const cost = {
+          'lost-the-win': 'it let a won game go',
+          'into-a-loss': 'after it the game was lost whatever came next',
+        }[m.what] || `it gave away about ${m.stones.toFixed(1)} stones' worth`;
         li.textContent = `${moveName(m.index)}${who} ${m.played.replaceAll(',', ', ')}: ${cost}; `
-          + `the engine preferred ${m.best.replaceAll(',', ', ')}.`;
+          + `better was ${m.best.replaceAll(',', ', ')} (shown on the board).`;
         li.dataset.index = String(m.index);
         if (m.color === app.human) li.classList.add('mine');
-        li.addEventListener('click', () => reviewAt(m.index - 1));
+        li.addEventListener('click', () => reviewAt(m.index - 1, m.best));
         list.appendChild(li);
       }
       $('mistakes-note').textContent = (r.mistakes.length ? '' : 'No turn cost its player a stone or more. ')
-        + `Every position looked at briefly by ${r.engine} (${(r.think_ms / 1000).toFixed(1)} s)`
-        + `${r.complete ? '' : ', not all in the time allowed'}; a mistake is a turn that cost its player `
-        + 'a stone or more of the evaluation.';
+        + `Every position looked at briefly by the computer (${(r.think_ms / 1000).toFixed(1)} s)`
+        + `${r.complete ? '' : ', not all in the time allowed'}; a mistake is a turn that gave away `
+        + "a stone's worth or more while the game was still open. A click shows the position before it, with the better turn.";
     } catch (e) {
       if (epoch === app.epoch) $('mistakes-note').textContent = `No review: ${e.message}`;
     } finally {
@@ -1278,6 +1326,12 @@
 
   $('analysis-toggle').addEventListener('change', (e) => {
     app.analysisOn = e.target.checked;
+    // Kept in this browser: a reload keeps the switch as it was.
+    try {
+      localStorage.setItem('fanorona-analysis', app.analysisOn ? 'on' : 'off');
+    } catch (_) {
+      // Storage may be off (private windows).
+    }
     if (!app.analysisOn) dropAnalysis();
     renderAnalysis();
     requestAnalysis();
@@ -1317,12 +1371,13 @@
 
   // The game as one line of a pit games file (`fanorona pit --out`): game number, sides,
   // start position, turns, result. A finished game has its result; an unfinished or resigned
-  // one is written as stopped (`* turn-limit`), as the match format has no resignation.
+  // one is written as `* unfinished` (Load game reads the position and the turns, not the
+  // result).
   function gameLine() {
     const start = (app.state && app.state.start) || app.start || START_FEN;
     const human = app.human === 'white' ? 'white=A black=B' : 'white=B black=A';
     const o = app.state && app.state.outcome;
-    const result = o ? `${o.result} ${o.reason}` : '* turn-limit';
+    const result = o ? `${o.result} ${o.reason}` : '* unfinished';
     return `1 ${human} opening=0 | ${start} | ${app.turns.join(' ')} | ${result}`;
   }
 
@@ -1339,9 +1394,14 @@
     else if (line.includes('/')) [start, turns] = [line, ''];
     else [start, turns] = ['', line];
     if (start && !start.includes('/')) throw new Error(`"${start}" is not a position`);
+    const list = turns.split(/\s+/).filter(Boolean);
+    const notTurn = list.find((t) => !TURN_TEXT.test(t));
+    if (notTurn !== undefined) {
+      throw new Error(`"${notTurn.slice(0, 40)}" is not a turn: paste a line made by Copy game, a position (rows of B, W and digits joined by /), or turns such as d2e3a e2e3a`);
+    }
     return {
       start: !start || start === START_FEN ? null : start,
-      turns: turns.split(/\s+/).filter(Boolean),
+      turns: list,
     };
   }
 
@@ -1359,6 +1419,20 @@
     } catch (_) {
       box.select();
       recordNote('Your browser did not let the page copy: the line is selected, copy it yourself.');
+    }
+  });
+
+  // The address holds the whole game (see syncUrl): a link to send or bookmark.
+  $('copy-link').addEventListener('click', async () => {
+    const link = window.location.href;
+    const box = $('record-text');
+    try {
+      await navigator.clipboard.writeText(link);
+      recordNote('Link copied: it opens this game, as it stands now, on any browser.');
+    } catch (_) {
+      box.value = link;
+      box.select();
+      recordNote('Your browser did not let the page copy: the link is selected, copy it yourself.');
     }
   });
 
@@ -1474,8 +1548,7 @@
   let engineName = '';
   function describeLevel() {
     const l = levels.find((x) => x.name === app.level);
-    const who = engineName ? ` Engine: ${engineName}.` : '';
-    $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.${who}` : '';
+    $('level-note').textContent = l ? `${cap(l.name)}: ${l.description}.` : '';
   }
 
   // The address carries the whole game (colour, level, start position, turns), so a reload
@@ -1499,12 +1572,19 @@
 
   async function init() {
     $('color').value = app.human;
+    try {
+      app.analysisOn = localStorage.getItem('fanorona-analysis') === 'on';
+    } catch (_) {
+      app.analysisOn = false;
+    }
+    $('analysis-toggle').checked = app.analysisOn;
     const askedColor = params.get('color');
     let unknownLevel = null;
     try {
       const info = await fetch('/api/info').then((r) => r.json());
       levels = info.levels || [];
       engineName = info.engine || '';
+      if (engineName) $('engine-note').textContent = `The computer here: ${engineName}.`;
       const select = $('level');
       select.textContent = '';
       for (const l of levels) {

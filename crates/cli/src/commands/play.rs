@@ -68,6 +68,7 @@ pub fn run(args: &PlayArgs, backend: fanorona_net::Backend) -> Result<()> {
         engine,
         chain: Vec::new(),
         redraw: true,
+        aside: None,
         out: io::stdout().lock(),
     };
     session.play(io::stdin().lock())
@@ -79,7 +80,8 @@ chain as its steps joined by commas, e2e3a,e3d4w. Or pick the numbered steps one
 After a capture the same stone may go on: type or pick the next step, or 0 (`end`) to end
 the turn there. A game is won by taking every enemy stone or leaving the enemy without a
 move; it is drawn by repeating a position or by a long stretch without captures.
-Commands: undo (take back your last turn), hint, moves, board, new (a new game), help, quit.";
+Commands: undo (take back your last turn), hint, moves, board, new (a new game; the one under
+way is put aside), back (return to the game put aside), help, quit.";
 
 /// What the player may do once a game is over.
 const AFTER_GAME: &str =
@@ -98,6 +100,8 @@ struct Session<W: Write> {
     chain: Vec<Step>,
     /// Whether the board changed since it was last drawn.
     redraw: bool,
+    /// The unfinished game `new` put aside, which `back` returns to.
+    aside: Option<GameSession>,
     out: W,
 }
 
@@ -117,6 +121,7 @@ enum Input {
     Moves,
     Board,
     New,
+    Back,
     End,
     Pick(usize),
     Turn(Turn),
@@ -133,6 +138,7 @@ fn parse_input(line: &str) -> Result<Option<Input>, String> {
         "moves" | "history" => Input::Moves,
         "board" | "b" => Input::Board,
         "new" | "restart" => Input::New,
+        "back" => Input::Back,
         "end" | "0" => Input::End,
         lower => {
             if let Ok(n) = lower.parse::<usize>() {
@@ -229,7 +235,8 @@ impl<W: Write> Session<W> {
         };
         writeln!(
             self.out,
-            "Game over: {outcome} ({}). {verdict}\n{AFTER_GAME}",
+            "Game over: {} ({}). {verdict}\n{AFTER_GAME}",
+            sentence(&outcome.to_string()),
             outcome.score()
         )?;
         self.over_announced = true;
@@ -239,7 +246,9 @@ impl<W: Write> Session<W> {
     /// What the player asked for once the game is over: a new game, undo, or looking back.
     fn act_after_game(&mut self, input: Input) -> Result<Flow> {
         match input {
-            Input::Quit | Input::Help | Input::Moves | Input::New => return self.act(input),
+            Input::Quit | Input::Help | Input::Moves | Input::New | Input::Back => {
+                return self.act(input);
+            }
             Input::Board => self.draw()?,
             Input::Undo => {
                 self.undo()?;
@@ -251,13 +260,47 @@ impl<W: Write> Session<W> {
     }
 
     /// Starts a new game from this session's start position, the player keeping their side.
+    /// An unfinished game with turns played is put aside (`back` returns to it), not lost.
     fn new_game(&mut self) -> Result<()> {
         let rules = self.session.game().rules();
-        self.session = GameSession::new(self.start, rules);
+        let old = std::mem::replace(&mut self.session, GameSession::new(self.start, rules));
+        let turns = old.turns().len();
         self.chain.clear();
         self.redraw = true;
         self.over_announced = false;
-        writeln!(self.out, "A new game: you play {}.", self.human)?;
+        write!(self.out, "A new game: you play {}.", self.human)?;
+        if turns > 0 && old.game().outcome().is_none() {
+            self.aside = Some(old);
+            write!(
+                self.out,
+                " The game you were playing ({turns} turns) is put aside: `back` returns to it."
+            )?;
+        }
+        writeln!(self.out)?;
+        Ok(())
+    }
+
+    /// Goes back to the game `new` put aside (the current one is put aside in its place).
+    fn back(&mut self) -> Result<()> {
+        let Some(aside) = self.aside.take() else {
+            writeln!(
+                self.out,
+                "No game is put aside: `back` returns to one that `new` set aside."
+            )?;
+            return Ok(());
+        };
+        let current = std::mem::replace(&mut self.session, aside);
+        if !current.turns().is_empty() && current.game().outcome().is_none() {
+            self.aside = Some(current);
+        }
+        self.chain.clear();
+        self.redraw = true;
+        self.over_announced = false;
+        writeln!(
+            self.out,
+            "Back to the game put aside ({} turns).",
+            self.session.turns().len()
+        )?;
         Ok(())
     }
 
@@ -271,6 +314,7 @@ impl<W: Write> Session<W> {
             Input::Help => writeln!(self.out, "{HELP}")?,
             Input::Board => self.redraw = true,
             Input::New => self.new_game()?,
+            Input::Back => self.back()?,
             Input::Moves => self.list_moves()?,
             Input::Undo => self.undo()?,
             Input::Hint => self.hint()?,
@@ -641,6 +685,25 @@ fn quiet_warning(pos: &Position, limit: u32) -> Option<String> {
     ))
 }
 
+/// `text` as a player reads it: its first letter and the colours' names capitalised
+/// ("white wins: black has no stones left" -> "White wins: Black has no stones left").
+fn sentence(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|w| match w {
+            "white" => "White".to_string(),
+            "black" => "Black".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    let joined = words.join(" ");
+    let mut chars = joined.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn capitalised(c: Color) -> &'static str {
     match c {
         Color::White => "White",
@@ -698,6 +761,7 @@ mod tests {
                 .unwrap(),
             chain: Vec::new(),
             redraw: true,
+            aside: None,
             out: Vec::new(),
         }
     }
@@ -767,11 +831,28 @@ mod tests {
     }
 
     #[test]
+    fn new_puts_the_game_aside_and_back_returns_to_it() {
+        // `new` threw the game under way away at once, with no way back.
+        let mut s = session(fanorona_engine::START_FEN, Color::White);
+        let out = run(&mut s, "d2e3a\nnew\n");
+        assert!(out.contains("is put aside: `back` returns to it"), "{out}");
+        assert!(s.session.turns().is_empty());
+        let out = run(&mut s, "back\n");
+        assert!(
+            out.contains("Back to the game put aside (2 turns)."),
+            "{out}"
+        );
+        assert_eq!(s.session.turns()[0].to_string(), "d2e3a");
+        let out = run(&mut s, "back\n");
+        assert!(out.contains("No game is put aside"), "{out}");
+    }
+
+    #[test]
     fn winning_ends_the_game() {
         let mut s = session("9/9/W1BBBBBBB/9/9 w", Color::White);
         let out = run(&mut s, "a3b3a\n");
         assert!(
-            out.contains("Game over: white wins: black has no stones left (1-0). You win!"),
+            out.contains("Game over: White wins: Black has no stones left (1-0). You win!"),
             "{out}"
         );
         // Issue 14: "White 1 stones".
