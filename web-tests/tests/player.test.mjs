@@ -251,8 +251,16 @@ describe('three screens', () => {
       return labels.filter((l) => stones.some((s) => hit(l.getBoundingClientRect(), s.getBoundingClientRect()))).length;
     });
     assert.equal(overlaps, 0);
+    // The rules open over the page: nothing scrolls (the board's top went off screen), and
+    // Close goes back.
+    const scrolled = await page.evaluate(() => window.scrollY);
     await page.click('#help-open');
     assert.equal(await page.getAttribute('#help', 'open'), '');
+    assert.equal(await page.evaluate(() => window.scrollY), scrolled);
+    assert.match(await page.textContent('#help'), /50 turns in a row without a/);
+    await onScreen(page, '#help-close');
+    await page.click('#help-close');
+    assert.equal(await page.getAttribute('#help', 'open'), null);
     await page.close();
   });
 
@@ -282,6 +290,24 @@ describe('three screens', () => {
     await page.waitForFunction(() => window.fanorona.reviewing !== null);
     const note = await page.textContent('#review-note');
     assert.doesNotMatch(note, /arrow|Esc/, note);
+    await page.close();
+  });
+
+  test('on a touch screen a stone picked shows every stone its steps would take', async () => {
+    // The desktop previews a step's captures on hover; a finger has no hover.
+    const page = await shared.browser.context.newPage();
+    await page.setViewportSize(UPRIGHT);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+    await page.goto(`${shared.server.url}/?level=beginner`);
+    await waitForPhase(page, 'human');
+    await clickPoint(page, 'd2');
+    const want = await page.evaluate(() => Object.entries(window.fanorona.state.steps)
+      .filter(([k, v]) => !k.includes(',') && v.from === 'd2')
+      .flatMap(([, v]) => v.captured).sort());
+    assert.ok(want.length > 0);
+    const shown = await page.locator('#board .layer-overlay .preview').evaluateAll((els) => els.map((e) => e.dataset.point).sort());
+    assert.deepEqual(shown, want);
     await page.close();
   });
 

@@ -720,6 +720,7 @@
       }
       ring(chainStone, 'selected');
       drawDestinations(options.filter((o) => o.info.from === chainStone), focusable);
+      previewAll(options.filter((o) => o.info.from === chainStone));
     } else {
       const compulsory = options.some((o) => o.info.kind !== 'paika');
       const movable = new Set(options.map((o) => o.info.from));
@@ -733,6 +734,7 @@
         ring(app.selected, 'selected');
         focusable.add(app.selected);
         drawDestinations(options.filter((o) => o.info.from === app.selected), focusable);
+        previewAll(options.filter((o) => o.info.from === app.selected));
       }
     }
     if (app.choice) {
@@ -787,6 +789,15 @@
         t.textContent = 'A / W';
       }
       focusable.add(to);
+    }
+  }
+
+  // A touch screen has no hover to preview a step's captures: there every capture of the
+  // stone picked is ringed at once, by the line it belongs to (approach or withdrawal).
+  function previewAll(options) {
+    if (KEYBOARD || app.choice) return;
+    for (const o of options) {
+      for (const q of o.info.captured) ring(q, `preview line-${o.info.kind}`, layers.overlay, STONE_R + 3);
     }
   }
 
@@ -1343,12 +1354,12 @@
     redraw();
   });
 
-  // The header's "How to play" opens the rules in the panel and shows them.
+  // The header's "How to play" opens the rules over the page (a dialog: nothing scrolls, and
+  // Escape or Close goes back to the game).
   $('help-open').addEventListener('click', () => {
     const help = $('help');
-    help.open = true;
-    help.scrollIntoView({ block: 'start', behavior: reducedMotion ? 'auto' : 'smooth' });
-    help.querySelector('summary').focus({ preventScroll: true });
+    if (typeof help.showModal === 'function') help.showModal();
+    else help.setAttribute('open', '');
   });
 
   $('nav-first').addEventListener('click', () => reviewAt(-1));
