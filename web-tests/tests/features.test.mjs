@@ -341,6 +341,27 @@ describe('the analysis', () => {
   });
 });
 
+describe('sounds', () => {
+  test('off until turned on, then a sound a step, and the switch survives a reload', async () => {
+    const { page, errors } = await open();
+    await clickPoint(page, 'e2');
+    await clickPoint(page, 'e3');
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal(await page.evaluate(() => window.fanorona.sounds), 0, 'silent by default');
+    await page.check('#sound-toggle');
+    const before = await page.evaluate(() => window.fanorona.sounds);
+    await playFirstLegalTurn(page);
+    const steps = await page.evaluate(() => window.fanorona.turns.slice(-2).join(',').split(',').length);
+    assert.equal(await page.evaluate(() => window.fanorona.sounds) - before, steps);
+    await page.reload();
+    await waitForPhase(page, ['human', 'over']);
+    assert.equal(await page.isChecked('#sound-toggle'), true);
+    await page.uncheck('#sound-toggle');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('the mistakes', () => {
   test("a finished game's blunder is listed, and a click looks at the position before it", async () => {
     // White's a1b2 walks onto Black's diagonal; Black's d4c3a takes the last White stone.

@@ -63,6 +63,7 @@
     hintRequest: null, // aborts the hint request on its way
     skip: false, // the engine's turn is shown at once instead of step by step
     analysisOn: false, // show the engine's evaluation of the position on the board
+    soundOn: false, // a sound for each step
     analysis: null, // {key, view}: the server's analysis of the position shown
     analysisRequest: null, // aborts the analysis on its way (the position changed)
     notice: null, // a word for the player about their last click, shown in the status line
@@ -262,9 +263,35 @@
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+  // Sounds, off unless the player turns them on (kept in this browser): a short click for a
+  // step, a lower knock when it captures. Made on the spot with Web Audio: no files.
+  let audio = null;
+  let soundsPlayed = 0;
+  function sound(capture) {
+    if (!app.soundOn) return;
+    soundsPlayed += 1;
+    try {
+      audio = audio || new AudioContext();
+      const t = audio.currentTime;
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = capture ? 'triangle' : 'sine';
+      osc.frequency.setValueAtTime(capture ? 180 : 660, t);
+      gain.gain.setValueAtTime(0.0001, t);
+      gain.gain.exponentialRampToValueAtTime(capture ? 0.35 : 0.18, t + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + (capture ? 0.18 : 0.07));
+      osc.connect(gain).connect(audio.destination);
+      osc.start(t);
+      osc.stop(t + 0.2);
+    } catch (_) {
+      // No audio here: the game goes on silently.
+    }
+  }
+
   // Show one step: slide the stone, then fade the stones it captures; `pace` below 1 waits
   // less (a long engine chain).
   async function animateStep(info, pace = 1) {
+    sound(info.captured.length > 0);
     const color = app.board.get(info.from);
     const g = app.stones.get(info.from);
     app.board.delete(info.from);
@@ -1100,7 +1127,7 @@
         const options = nextOptions();
         const compulsory = options.some((o) => o.info.kind !== 'paika');
         text = `Your turn (${cap(app.human)}). `;
-        text += compulsory ? 'Capturing is compulsory: pick a stone with a gold ring.' : 'No capture available: make a quiet move.';
+        text += compulsory ? 'Capturing is compulsory: pick a gold-ringed stone.' : 'No capture available: make a quiet move.';
       }
     }
     if (app.notice) {
@@ -1333,6 +1360,16 @@
     } finally {
       $('find-mistakes').disabled = false;
     }
+  });
+
+  $('sound-toggle').addEventListener('change', (e) => {
+    app.soundOn = e.target.checked;
+    try {
+      localStorage.setItem('fanorona-sound', app.soundOn ? 'on' : 'off');
+    } catch (_) {
+      // Storage may be off (private windows).
+    }
+    sound(false);
   });
 
   $('analysis-toggle').addEventListener('change', (e) => {
@@ -1589,6 +1626,12 @@
       app.analysisOn = false;
     }
     $('analysis-toggle').checked = app.analysisOn;
+    try {
+      app.soundOn = localStorage.getItem('fanorona-sound') === 'on';
+    } catch (_) {
+      app.soundOn = false;
+    }
+    $('sound-toggle').checked = app.soundOn;
     const askedColor = params.get('color');
     let unknownLevel = null;
     try {
@@ -1631,6 +1674,7 @@
     get reviewing() { return app.review ? app.review.index : null; },
     get hint() { return app.hint ? app.hint.text : null; },
     get analysis() { return app.analysis && app.analysis.view; },
+    get sounds() { return soundsPlayed; },
   };
 
   init();
