@@ -70,7 +70,7 @@ fn a_winning_turn_ends_the_game() {
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
     assert!(
-        text.contains("Game over: white wins: black has no stones left (1-0). You win!"),
+        text.contains("Game over: White wins: Black has no stones left (1-0). You win!"),
         "{text}"
     );
 }
