@@ -241,6 +241,9 @@ describe('three screens', () => {
   test('upright: the first screen has the pickers, the rules, the board and its buttons', async () => {
     const page = await openSized(UPRIGHT);
     for (const id of ['#color', '#level', '#help-open', '#board', '#undo', '#nav-prev']) await onScreen(page, id);
+    // the stones left are on the first screen too (they were only reachable by scrolling)
+    await onScreen(page, '#bar-white');
+    assert.equal(await page.textContent('#bar-black'), '22');
     const help = await page.locator('#help-open').boundingBox();
     assert.ok(help.height >= 40, `How to play is ${help.height}px tall`);
     // The file letters at the side are clear of the stones of the first column.

@@ -787,6 +787,8 @@
     }
     $('count-white').textContent = white;
     $('count-black').textContent = black;
+    $('bar-white').textContent = white;
+    $('bar-black').textContent = black;
     const s = app.review ? app.review.state : app.state;
     if (!s) return;
     const limit = s.no_progress_limit;
