@@ -314,6 +314,17 @@ describe('three screens', () => {
     await page.close();
   });
 
+  test('a desktop of 1280x800 keeps the look-back buttons on screen with a game put aside', async () => {
+    // The "previous game put aside" notice pushed them below the fold.
+    const page = await openSized({ width: 1280, height: 800 });
+    await playFirst(page);
+    await page.click('#new-game');
+    await page.locator('#restore').waitFor({ state: 'visible' });
+    await waitForPhase(page, 'human');
+    for (const id of ['#status', '#restore-game', '#board', '#undo', '#nav-prev', '#nav-last']) await onScreen(page, id);
+    await page.close();
+  });
+
   test('sideways: all five rows and the buttons fit beside each other', async () => {
     const page = await openSized(SIDEWAYS);
     assert.equal(await page.getAttribute('#board', 'data-orientation'), 'landscape');
