@@ -341,6 +341,41 @@ describe('the analysis', () => {
   });
 });
 
+describe('the clock', () => {
+  test('off by default; on, the mover runs down, the computer is told its time, and a flag loses', async () => {
+    const page = await shared.browser.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.clock.install();
+    await page.goto(`${shared.server.url}/?level=beginner`);
+    await waitForPhase(page, 'human');
+    assert.ok(await page.isHidden('#clocks'));
+    await page.selectOption('#clock', '3');
+    assert.equal(await page.textContent('#clock-white'), 'White 3:00');
+    assert.equal(await page.textContent('#clock-black'), 'Black 3:00');
+    await page.clock.fastForward(10000);
+    await page.waitForFunction(() => document.getElementById('clock-white').textContent === 'White 2:50');
+    assert.match(await page.getAttribute('#clock-white', 'class'), /running/);
+    // the computer is told its time left, and thinks within it
+    const asked = [];
+    page.on('request', (r) => { if (r.url().endsWith('/api/move')) asked.push(JSON.parse(r.postData())); });
+    await playFirstLegalTurn(page);
+    assert.ok(asked.length >= 1 && asked[0].engine_ms > 170000 && asked[0].engine_ms <= 180000, JSON.stringify(asked));
+    // the player's time runs out: the game is lost on time
+    await page.clock.fastForward(200000);
+    await waitForPhase(page, 'over');
+    assert.equal(await page.textContent('#banner-title'), 'You lost on time');
+    assert.match(await page.textContent('#status'), /your time ran out/);
+    // Undo takes it back and stops the clock
+    await page.click('#undo');
+    await waitForPhase(page, 'human');
+    assert.ok(await page.isHidden('#clocks'));
+    assert.equal(await page.inputValue('#clock'), '0');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('sounds', () => {
   test('off until turned on, then a sound a step, and the switch survives a reload', async () => {
     const { page, errors } = await open();

@@ -27,7 +27,9 @@
 //! **Request** (every `POST` route): `{"start": "<position>", "turns": ["<turn>", ...],
 //! "level": "<level>"}`. `start` is optional (the standard start), `turns` are in docs/rules.md
 //! notation and default to none, `level` (`beginner`, `easy`, `medium` (default), `hard`)
-//! is used by `/api/move` only. Unknown fields are refused.
+//! is used by `/api/move` only, and so is `engine_ms` (optional: the engine's time left on a
+//! clock, in milliseconds; it then thinks at most a twentieth of it, at least 50 ms). Unknown
+//! fields are refused.
 //!
 //! **State** (the answer of `/api/state`; the `state` field of `/api/move`'s answer):
 //!

@@ -697,11 +697,18 @@ async fn engine_move(
             .parse::<Level>()
             .map_err(|e| ApiError::bad_request(e.to_string()))?,
     };
+    // On a clock: a twentieth of the engine's time left, at least 50 ms.
+    let clock = req
+        .engine_ms
+        .map(|left| Duration::from_millis((left / 20).max(MIN_CLOCK_THINK_MS)));
     search_request(&app, &req, false, move |record, app, stop| {
-        search_and_reply(record, level, app, stop)
+        search_and_reply(record, level, clock, app, stop)
     })
     .await
 }
+
+/// The least the engine thinks on a clock, in milliseconds.
+const MIN_CLOCK_THINK_MS: u64 = 50;
 
 /// Replays the request's game (before queueing for a slot, so bad requests fail fast), then,
 /// for an analysis, waits for an analysis slot, and runs `work` on the game in the search
@@ -994,13 +1001,17 @@ impl Drop for RaiseOnDrop {
 fn search_and_reply(
     mut record: GameSession,
     level: Level,
+    clock: Option<Duration>,
     app: &AppState,
     stop: &Stop,
 ) -> Result<MoveResponse, ApiError> {
     let started = Instant::now();
     let mut engine_turn = None;
     if record.game().outcome().is_none() {
-        let think = level.think_time().min(app.config.max_think);
+        let think = level
+            .think_time()
+            .min(app.config.max_think)
+            .min(clock.unwrap_or(Duration::MAX));
         let turn = app
             .chooser
             .choose(record.game(), level, started + think, stop)

@@ -25,6 +25,11 @@ pub struct GameRequest {
     /// `medium` when absent. Ignored by `/api/state`.
     #[serde(default)]
     pub level: Option<String>,
+    /// For `/api/move` in a game on a clock: the engine's time left, in milliseconds. The
+    /// engine then thinks at most a twentieth of it (at least 50 ms), and never longer than
+    /// its level says. Ignored elsewhere.
+    #[serde(default)]
+    pub engine_ms: Option<u64>,
 }
 
 /// A finished game's score: `1-0`, `0-1` or `1/2-1/2`.

@@ -646,7 +646,7 @@
     setPhase('thinking');
     render();
     try {
-      const answer = await api('/api/move', { ...gameBody(), level: app.level });
+      const answer = await api('/api/move', { ...gameBody(), level: app.level, ...clockBody() });
       if (epoch !== app.epoch) return;
       if (answer.engine_turn) {
         app.skip = false;
@@ -701,6 +701,77 @@
     render();
   }
 
+  // ------------------------------------------------------------------ the clock
+
+  // An optional clock (the Clock picker: minutes for each side, off by default). The player's
+  // time runs while it is their turn, the computer's while it thinks (not while its turn is
+  // shown), and the computer is told its time left so that it thinks within it. A side whose
+  // time runs out loses; Undo takes that back and stops the clock. A new game or a reload
+  // starts the clocks afresh.
+  const clock = { minutes: 0, left: { white: 0, black: 0 }, running: null, since: 0, timer: null };
+
+  function clockRunning() {
+    if (!clock.minutes || !app.state || app.state.outcome || app.resigned || app.review) return null;
+    if (app.phase === 'human' || app.phase === 'chain') return app.human;
+    if (app.phase === 'animating' && app.mover === app.human) return app.human;
+    if (app.phase === 'thinking') return other(app.human);
+    return null;
+  }
+
+  // Charges the time since the last tick to the side whose clock ran, then starts the right
+  // one; a side at zero loses on time.
+  function clockTick() {
+    const now = performance.now();
+    if (clock.running) clock.left[clock.running] = Math.max(0, clock.left[clock.running] - (now - clock.since));
+    clock.since = now;
+    const flagged = clock.running && clock.left[clock.running] <= 0 ? clock.running : null;
+    clock.running = flagged ? null : clockRunning();
+    renderClock();
+    if (flagged) {
+      const wasHuman = flagged === app.human;
+      newEpoch();
+      app.resigned = wasHuman ? 'time' : 'engine-time';
+      app.bannerClosed = false;
+      setPhase('over');
+      render();
+    }
+  }
+
+  function clockReset() {
+    clock.left = { white: clock.minutes * 60000, black: clock.minutes * 60000 };
+    clock.running = null;
+    clock.since = performance.now();
+    renderClock();
+  }
+
+  function clockSet(minutes) {
+    clock.minutes = minutes;
+    $('clock').value = String(minutes);
+    if (clock.timer) clearInterval(clock.timer);
+    clock.timer = minutes ? setInterval(clockTick, 200) : null;
+    clockReset();
+    clockTick();
+  }
+
+  // The computer's time left, for /api/move when the clock runs.
+  function clockBody() {
+    return clock.minutes ? { engine_ms: Math.round(clock.left[other(app.human)]) } : {};
+  }
+
+  function renderClock() {
+    $('clocks').hidden = !clock.minutes;
+    if (!clock.minutes) return;
+    for (const side of ['white', 'black']) {
+      const secs = Math.ceil(clock.left[side] / 1000);
+      const el = $(`clock-${side}`);
+      el.textContent = `${cap(side)} ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
+      el.classList.toggle('running', clock.running === side);
+      el.classList.toggle('low', secs <= 20);
+    }
+  }
+
+  $('clock').addEventListener('change', (e) => clockSet(Number(e.target.value) || 0));
+
   // ------------------------------------------------------------------ rendering
 
   function setPhase(phase, mover = null) {
@@ -709,6 +780,7 @@
     app.mover = mover;
     document.body.dataset.phase = phase;
     if (phase === 'animating') layers.last.textContent = '';
+    clockTick();
     renderStatus();
   }
 
@@ -1071,13 +1143,17 @@
       return;
     }
     if (app.resigned) {
-      const winner = other(app.human);
-      $('banner-title').textContent = 'You resigned';
-      $('banner-reason').textContent = `${cap(app.human)} resigned: ${cap(winner)} wins. Undo takes the resignation back.`;
+      const onTime = app.resigned !== true;
+      const loser = app.resigned === 'engine-time' ? other(app.human) : app.human;
+      const winner = other(loser);
+      $('banner-title').textContent = !onTime ? 'You resigned' : loser === app.human ? 'You lost on time' : 'You win on time';
+      $('banner-reason').textContent = onTime
+        ? `${cap(loser)} ran out of time: ${cap(winner)} wins. Undo takes it back and stops the clock.`
+        : `${cap(app.human)} resigned: ${cap(winner)} wins. Undo takes the resignation back.`;
       $('banner-result').textContent = winner === 'white' ? '1-0' : '0-1';
-      banner.dataset.reason = 'resigned';
+      banner.dataset.reason = onTime ? 'time' : 'resigned';
       banner.dataset.winner = winner;
-      banner.className = 'banner lost';
+      banner.className = `banner ${winner === app.human ? 'won' : 'lost'}`;
       $('banner-new').textContent = app.start ? 'Play this position again' : 'New game';
       banner.hidden = false;
       return;
@@ -1107,7 +1183,9 @@
       text = app.review.index < 0 ? 'Reviewing: the start position.' : `Reviewing: after ${moveName(app.review.index)}.`;
       mover = app.review.state.side_to_move;
     } else if (app.resigned) {
-      text = `Game over: you resigned; ${cap(engine)} wins.`;
+      text = app.resigned === true ? `Game over: you resigned; ${cap(engine)} wins.`
+        : app.resigned === 'time' ? `Game over: your time ran out; ${cap(engine)} wins.`
+          : `Game over: ${cap(engine)}'s time ran out; you win.`;
       mover = 'none';
     } else switch (app.phase) {
       case 'loading': text = 'Loading…'; break;
@@ -1189,6 +1267,7 @@
   // A new game from `start` (null: the standard start) with `turns` already played.
   function newGame(start = null, turns = [], push = false) {
     newEpoch();
+    clockReset();
     app.start = start;
     app.turns = turns;
     if (push) syncUrl(true);
@@ -1205,9 +1284,15 @@
     if (app.choice) closeChoice();
     if (app.review) leaveReview();
     if (app.resigned) {
-      // Take back the resignation only: the game goes on where it stopped.
+      // Take back the resignation (or the loss on time, which also stops the clock) only:
+      // the game goes on where it stopped.
+      if (app.resigned !== true) clockSet(0);
       app.resigned = false;
       app.bannerClosed = false;
+      if (app.state && !app.state.outcome && app.state.side_to_move !== app.human) {
+        engineMove();
+        return;
+      }
       setPhase('human');
       render();
       return;
@@ -1677,6 +1762,7 @@
     get hint() { return app.hint ? app.hint.text : null; },
     get analysis() { return app.analysis && app.analysis.view; },
     get sounds() { return soundsPlayed; },
+    get clock() { return clock.minutes ? { ...clock.left, running: clock.running } : null; },
   };
 
   init();

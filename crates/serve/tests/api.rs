@@ -773,3 +773,21 @@ async fn a_game_lost_heavily_has_its_mistakes_found() {
     // Largest first.
     assert!(r.mistakes.windows(2).all(|w| w[0].stones >= w[1].stones));
 }
+
+/// On a clock the engine thinks a twentieth of its time left: at `hard` (3 s a turn) with one
+/// second left it answers within a fraction of a second.
+#[tokio::test]
+async fn on_a_clock_the_engine_thinks_within_its_time_left() {
+    let game = json!({"level": "hard", "turns": ["d2e3a", "c3d2a"]});
+    let timed = |body: Value| async move {
+        let started = std::time::Instant::now();
+        let answer: MoveResponse = engine_move(body).await;
+        assert!(answer.engine_turn.is_some());
+        started.elapsed()
+    };
+    let mut clocked = game.clone();
+    clocked["engine_ms"] = json!(1000);
+    let (free, short) = (timed(game).await, timed(clocked).await);
+    assert!(free > std::time::Duration::from_millis(1500), "{free:?}");
+    assert!(short < std::time::Duration::from_millis(800), "{short:?}");
+}
