@@ -333,14 +333,7 @@ pub fn play_pairing(
         stored_only,
     } = settings;
     let (ea, eb) = (&entrants[a], &entrants[b]);
-    let header = GamesHeader {
-        a: ea.settings.to_string(),
-        b: eb.settings.to_string(),
-        seed: config.seed,
-        opening_plies: config.opening_plies,
-        rules: config.rules,
-    };
-    let slot = store.slot(&ea.key, &eb.key, header);
+    let slot = pairing_slot(store, config, ea, eb);
     let mut games = slot.load(config, &mut |w| events(Event::Warning(w)))?;
     let stored = games.len() as u32;
     if stored >= config.games || stored_only {
@@ -358,15 +351,10 @@ pub fn play_pairing(
         stored,
         playing: config.games - stored,
     });
-    let factory = |settings: &Settings| {
-        let settings = settings.clone();
-        move |stream: u64| -> Result<Box<dyn fanorona_players::Player>, FactoryError> {
-            registry
-                .build(&settings, stream)
-                .map_err(FactoryError::from)
-        }
-    };
-    let (make_a, make_b) = (factory(&ea.settings), factory(&eb.settings));
+    let (make_a, make_b) = (
+        player_factory(registry, &ea.settings),
+        player_factory(registry, &eb.settings),
+    );
     let mut pending: BTreeMap<u32, MatchGame> = BTreeMap::new();
     let extend = MatchConfig {
         first_game: stored,
@@ -409,6 +397,36 @@ pub fn play_pairing(
         played_now: config.games - stored,
         games,
     })
+}
+
+/// Where the games of `ea` against `eb` under `config` are stored.
+fn pairing_slot(
+    store: &Store,
+    config: &MatchConfig,
+    ea: &Entrant,
+    eb: &Entrant,
+) -> crate::store::Slot {
+    let header = GamesHeader {
+        a: ea.settings.to_string(),
+        b: eb.settings.to_string(),
+        seed: config.seed,
+        opening_plies: config.opening_plies,
+        rules: config.rules,
+    };
+    store.slot(&ea.key, &eb.key, header)
+}
+
+/// Builds the player of `settings` for each game's random stream.
+fn player_factory<'a>(
+    registry: &'a Registry,
+    settings: &Settings,
+) -> impl Fn(u64) -> Result<Box<dyn fanorona_players::Player>, FactoryError> + Sync + 'a {
+    let settings = settings.clone();
+    move |stream| {
+        registry
+            .build(&settings, stream)
+            .map_err(FactoryError::from)
+    }
 }
 
 /// Saves a pairing's games as they come in: each call stores what is new since the last

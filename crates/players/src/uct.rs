@@ -250,6 +250,43 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
         }
     }
 
+    /// The search of this turn: the tree kept from the last turn when it follows on (the same
+    /// settings, the opponent's reply found in it), else a new one, its tables waiting for
+    /// their distances only without a clock (`deadline`).
+    fn search_for(
+        &mut self,
+        game: &Game,
+        simulations: u32,
+        deadline: Option<Instant>,
+    ) -> Result<Search<FanoronaState>, PlayerError> {
+        let config = MctsConfig {
+            simulations,
+            ..self.config
+        }
+        .search_config();
+        self.turns += 1;
+        let kept = self
+            .kept
+            .take()
+            .filter(|kept| self.config.reuse_across_turns && *kept.config() == config)
+            .and_then(|kept| follow_reply(kept, game));
+        self.reused_visits = kept.as_ref().map_or(0, Search::root_visits);
+        Ok(match kept {
+            Some(search) => search,
+            None => {
+                let seed = derive_seed(self.config.seed, self.turns);
+                let tables = self.tables.clone().map(|tb| {
+                    Arc::new(match deadline {
+                        None => SearchTables::new(tb),
+                        Some(_) => SearchTables::on_clock(tb),
+                    })
+                });
+                let root = FanoronaState::new(game.clone()).with_search_tables(tables);
+                Search::new(root, config, seed)?
+            }
+        })
+    }
+
     /// Runs simulations on `search` until `step_end`: first one batch, then each chunk as many
     /// simulations as the rate measured so far says fit before the end (at most
     /// [`MctsConfig::TIME_CHUNK`]), so that small budgets are kept too. Returns the last
@@ -315,32 +352,7 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
         if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none()) {
             return Ok(choice);
         }
-        let config = MctsConfig {
-            simulations,
-            ..self.config
-        }
-        .search_config();
-        self.turns += 1;
-        let kept = self
-            .kept
-            .take()
-            .filter(|kept| self.config.reuse_across_turns && *kept.config() == config)
-            .and_then(|kept| follow_reply(kept, game));
-        self.reused_visits = kept.as_ref().map_or(0, Search::root_visits);
-        let mut search = match kept {
-            Some(search) => search,
-            None => {
-                let seed = derive_seed(self.config.seed, self.turns);
-                let tables = self.tables.clone().map(|tb| {
-                    Arc::new(match deadline {
-                        None => SearchTables::new(tb),
-                        Some(_) => SearchTables::on_clock(tb),
-                    })
-                });
-                let root = FanoronaState::new(game.clone()).with_search_tables(tables);
-                Search::new(root, config, seed)?
-            }
-        };
+        let mut search = self.search_for(game, simulations, deadline)?;
         let mut turn = Turn::empty();
         let mut total = 0u64;
         let mut value = None;

@@ -497,10 +497,14 @@ fn selfplay_then_ingest(
 
 /// Checks what `config` names that would otherwise fail only later: the training device (a
 /// device this build lacks), every rating baseline (built once: a missing evaluation file or
-/// model), and the endgame tables' folder (readable as tables for these rules, when it
-/// exists). A new run is checked before its folder is made, so that a bad setting leaves
+/// model), and with `tables` the endgame tables' folder (readable as tables for these rules,
+/// when it exists). A new run is checked before its folder is made, so that a bad setting leaves
 /// nothing behind; a resumed run, in its own config.
-fn check_settings(config: &TrainConfig, opts: &TrainOptions) -> Result<(), TrainError> {
+fn check_settings(
+    config: &TrainConfig,
+    opts: &TrainOptions,
+    tables: bool,
+) -> Result<(), TrainError> {
     device_by_name(&config.training.device)?;
     let registry = fanorona_net::player_registry(opts.backend.unwrap_or(config.training.inference));
     for (i, text) in config.evaluation.baselines.iter().enumerate() {
@@ -515,6 +519,9 @@ fn check_settings(config: &TrainConfig, opts: &TrainOptions) -> Result<(), Train
                 message,
             });
         }
+    }
+    if !tables {
+        return Ok(());
     }
     let tables = opts
         .tablebases
@@ -542,7 +549,7 @@ fn open_for_training(
     Ok(match &opts.run_dir {
         RunLocation::Local(root) => {
             if !root.join("config.toml").exists() {
-                check_settings(config, opts)?;
+                check_settings(config, opts, true)?;
             }
             let lock = RunLock::acquire(root)?;
             let (dir, config, resumed) = RunDir::open(root, config, &lock)?;
@@ -551,7 +558,7 @@ fn open_for_training(
         RunLocation::Store(url) => {
             let store = Arc::new(StoreRun::open(url).map_err(RunDirError::from)?);
             if !store.exists("config.toml").map_err(RunDirError::from)? {
-                check_settings(config, opts)?;
+                check_settings(config, opts, true)?;
             }
             let lock = RunLock::acquire_lease(Arc::clone(&store))?;
             let work = opts
@@ -585,14 +592,17 @@ fn rate_learner(run: &mut Run, trainer: &Learner, state: &mut RunState) -> Resul
     }
 }
 
-/// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
-/// `config.toml` is used instead).
-pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
+/// Takes the run (its lock, its folder, the config in force) and opens it for training: the
+/// lock, the run and whether it is resumed. A resumed run's errors of settings come from its
+/// own `config.toml`, and say so.
+fn start_training(
+    config: &TrainConfig,
+    opts: &TrainOptions,
+) -> Result<(RunLock, Run, bool), TrainError> {
     let (lock, dir, mut config, resumed) = open_for_training(config, opts)?;
     if let Some(tables) = &opts.tablebases {
         config.tablebase.dir = tables.to_string_lossy().into_owned();
     }
-    // A resumed run's errors of settings come from its own config.toml: say so.
     let run_config = dir.config_path();
     let own_config = |e: TrainError| match resumed {
         true => TrainError::RunConfig {
@@ -602,9 +612,10 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
         false => e,
     };
     if resumed {
-        check_settings(&config, opts).map_err(own_config)?;
+        // The tables are read (and their errors named) by `open_run` just below.
+        check_settings(&config, opts, false).map_err(own_config)?;
     }
-    let mut run = open_run(
+    let run = open_run(
         dir,
         config,
         opts.interactive,
@@ -616,6 +627,13 @@ pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, 
     if let Some(warning) = lock.warning() {
         warn(&run, warning)?;
     }
+    Ok((lock, run, resumed))
+}
+
+/// Run (or resume) training in `opts.run_dir` with `config` (on resume the run's own
+/// `config.toml` is used instead).
+pub fn train(config: &TrainConfig, opts: &TrainOptions) -> Result<TrainSummary, TrainError> {
+    let (lock, mut run, resumed) = start_training(config, opts)?;
     let (mut trainer, mut state) = resume_or_start(&run)?;
     // The run's working time: what earlier sessions recorded, plus this one's.
     let clock = Instant::now();

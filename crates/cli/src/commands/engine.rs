@@ -210,9 +210,8 @@ pub fn serve_until(
     // While a search runs, the game it left behind (the player is with the search).
     let mut searching: Option<GameSession> = None;
     let mut waiting = Waiting::default();
-    let (mut quitting, mut ended) = (false, false);
-    // A `stop` was sent to the running search: its answer is owed, even if `quit` follows.
-    let mut answer_owed = false;
+    let mut ended = false;
+    let mut asked = Asked::default();
     loop {
         while let Some(session) = idle.as_mut() {
             let Some(line) = waiting.pop() else {
@@ -234,7 +233,7 @@ pub fn serve_until(
                     let Session { game: kept, player } = idle.take().expect("idle");
                     searching = Some(kept);
                     stop.lower();
-                    answer_owed = false;
+                    asked = Asked::default();
                     spawn_search(player, game, limit, events.clone());
                 }
             }
@@ -249,20 +248,7 @@ pub fn serve_until(
         };
         match event {
             Event::Line(line) if searching.is_some() => {
-                // `stop` is for the running search. `quit` is too, unless commands sent
-                // before it are still waiting: then its turn comes after theirs.
-                match line.as_deref().map(|l| l.split_whitespace().next()) {
-                    Ok(Some("isready")) => write_lines(&mut output, &["readyok".into()])?,
-                    Ok(Some("stop")) => {
-                        stop.raise();
-                        answer_owed = true;
-                    }
-                    Ok(Some("quit")) if waiting.lines.is_empty() => {
-                        stop.raise();
-                        quitting = true;
-                    }
-                    _ => waiting.offer(line),
-                }
+                during_search(line, &mut waiting, &stop, &mut output, &mut asked)?;
             }
             Event::Line(line) => waiting.push(line),
             Event::End => ended = true,
@@ -270,9 +256,9 @@ pub fn serve_until(
                 anyhow::bail!("the player failed during a search (a bug; please report it)")
             }
             Event::Searched(player, choice) => {
-                if quitting {
+                if asked.quit {
                     // `stop` then `quit` (even in one write): the stopped search answers first.
-                    if answer_owed {
+                    if asked.answer {
                         write_lines(&mut output, &search_answer(choice))?;
                     }
                     return Ok(());
@@ -286,6 +272,40 @@ pub fn serve_until(
             }
         }
     }
+}
+
+/// What the commands sent during the running search asked of it.
+#[derive(Default)]
+struct Asked {
+    /// `quit`: exit once the search has stopped.
+    quit: bool,
+    /// `stop`: its answer is owed, even if `quit` follows.
+    answer: bool,
+}
+
+/// A line read while a search runs: `isready` is answered at once; `stop` is for the running
+/// search, and so is `quit` unless commands sent before it are still waiting (then its turn
+/// comes after theirs); anything else waits.
+fn during_search(
+    line: Result<String, String>,
+    waiting: &mut Waiting,
+    stop: &Stop,
+    output: &mut impl Write,
+    asked: &mut Asked,
+) -> Result<()> {
+    match line.as_deref().map(|l| l.split_whitespace().next()) {
+        Ok(Some("isready")) => write_lines(output, &["readyok".into()])?,
+        Ok(Some("stop")) => {
+            stop.raise();
+            asked.answer = true;
+        }
+        Ok(Some("quit")) if waiting.lines.is_empty() => {
+            stop.raise();
+            asked.quit = true;
+        }
+        _ => waiting.offer(line),
+    }
+    Ok(())
 }
 
 /// The next event; once the input has ended during a search (`reader_check`), `None` when
