@@ -460,6 +460,49 @@ fn rate_run(dir: &Path) -> (Vec<String>, String) {
 }
 
 #[test]
+fn an_evaluation_learns_from_nodes_of_the_search_tree_and_its_teacher_deepens() {
+    let dir = temp_dir("e2e-eval-tree");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
+    let text = std::fs::read_to_string(tiny).unwrap().replace(
+        "depth = 1\n",
+        "depth = 2\ntree_positions = 3\ndepth_max = 3\ndeepen_after = 1\ndeepen_below = 1.0\n",
+    );
+    assert!(text.contains("tree_positions"));
+    let config = dir.join("tree.toml");
+    std::fs::write(&config, text).unwrap();
+    let run_dir = dir.join("run");
+    let out = run(&mut train_with(&config, &run_dir, 4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("generation 4"));
+    // Nodes of the searches' trees are in the shards beside the played positions, with
+    // bounds as well as exact scores.
+    let mut origins = BTreeSet::new();
+    for name in names(&run_dir.join("selfplay"), ".shard") {
+        let shard = read_shard(&run_dir.join("selfplay").join(name)).unwrap();
+        origins.extend(shard.scored.iter().map(|s| format!("{:?}", s.origin)));
+    }
+    for origin in ["Played", "NodeExact", "NodeAtLeast", "NodeAtMost"] {
+        assert!(origins.contains(origin), "{origin} missing: {origins:?}");
+    }
+    // The second rating (the first against a previous checkpoint) scores below 100%: the
+    // teacher searches a turn deeper from then on, and a resumed run keeps its depth.
+    let log = std::fs::read_to_string(run_dir.join("train.log")).unwrap();
+    assert!(
+        log.contains("teacher: self-play now searches 3 turns deep"),
+        "{log}"
+    );
+    run(&mut train_with(&config, &run_dir, 1));
+    let log = std::fs::read_to_string(run_dir.join("train.log")).unwrap();
+    assert!(
+        !log.contains("4 turns deep"),
+        "never beyond depth_max: {log}"
+    );
+    let newest = newest_checkpoint(&run_dir).unwrap();
+    let (_, state) = fanorona_net::EvalTrainer::load_checkpoint(&newest, &Device::flex()).unwrap();
+    let state: serde_json::Value = serde_json::from_slice(&state).unwrap();
+    assert_eq!(state["teacher"]["depth"], 3, "{state}");
+}
+
+#[test]
 fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
     let dir = temp_dir("e2e-eval");
     let out = run(&mut train_tiny_eval(&dir, 2));

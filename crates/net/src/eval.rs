@@ -168,8 +168,12 @@ impl EvalModel {
 pub struct EvalBatch {
     /// `batch * 90` 0/1 features.
     pub features: Vec<f32>,
-    /// `batch` targets in `[0, 1]`.
+    /// `batch` targets in `[0, 1]`: the winning chance, or its lower end where
+    /// [`EvalBatch::upper`] gives a range.
     pub targets: Vec<f32>,
+    /// The upper ends of the targets' ranges (a search's bound allows any chance from
+    /// `targets[i]` to `upper[i]` without loss); empty: every target is exact.
+    pub upper: Vec<f32>,
 }
 
 impl EvalBatch {
@@ -182,6 +186,21 @@ impl EvalBatch {
     pub fn is_empty(&self) -> bool {
         self.targets.is_empty()
     }
+}
+
+/// The mean squared distance of the predicted chances `p` (`[n, 1]`) from the batch's target
+/// ranges: from `targets[i]` to `upper[i]`, nothing inside (a bound's loss, as in TreeStrap),
+/// the squared difference for an exact target.
+fn range_loss(p: Tensor<2>, batch: &EvalBatch, device: &Device) -> Tensor<1> {
+    let n = batch.len();
+    let low = Tensor::<2>::from_data(TensorData::new(batch.targets.clone(), [n, 1]), device);
+    if batch.upper.len() != n {
+        return (p - low).square().mean();
+    }
+    let high = Tensor::<2>::from_data(TensorData::new(batch.upper.clone(), [n, 1]), device);
+    let below = (low - p.clone()).clamp_min(0.0);
+    let above = (p - high).clamp_min(0.0);
+    (below + above).square().mean()
 }
 
 /// Settings of the evaluation's training.
@@ -271,6 +290,13 @@ impl EvalTrainer {
                 found: batch.features.len(),
             });
         }
+        if !batch.upper.is_empty() && batch.upper.len() != n {
+            return Err(NetError::BatchShape {
+                field: "upper",
+                expected: n,
+                found: batch.upper.len(),
+            });
+        }
         let model = self
             .model
             .take()
@@ -279,11 +305,9 @@ impl EvalTrainer {
             TensorData::new(batch.features.clone(), [n, FEATURES]),
             &self.device,
         );
-        let t =
-            Tensor::<2>::from_data(TensorData::new(batch.targets.clone(), [n, 1]), &self.device);
         let y = model.forward(x);
         let p = sigmoid(y.mul_scalar(CENTISTONES_PER_UNIT / self.config.score_scale));
-        let loss = (p - t).square().mean();
+        let loss = range_loss(p, batch, &self.device);
         let value: f32 = loss.clone().into_scalar();
         if !value.is_finite() {
             self.model = Some(model);
@@ -297,7 +321,8 @@ impl EvalTrainer {
         Ok(value)
     }
 
-    /// The loss of `batch` without training.
+    /// The loss of `batch` without training (an `upper` of another length than the targets
+    /// counts as none).
     pub fn loss(&self, batch: &EvalBatch) -> f32 {
         let n = batch.len();
         if n == 0 {
@@ -309,13 +334,12 @@ impl EvalTrainer {
             TensorData::new(batch.features.clone(), [n, FEATURES]),
             &device,
         );
-        let t = Tensor::<2>::from_data(TensorData::new(batch.targets.clone(), [n, 1]), &device);
         let p = sigmoid(
             model
                 .forward(x)
                 .mul_scalar(CENTISTONES_PER_UNIT / self.config.score_scale),
         );
-        (p - t).square().mean().into_scalar()
+        range_loss(p, batch, &device).into_scalar()
     }
 
     /// Writes a checkpoint (atomically); `extra` is kept for the training loop.
@@ -482,9 +506,8 @@ mod tests {
         assert_eq!(back, weights);
     }
 
-    #[test]
-    fn training_learns_material_and_checkpoints_resume_exactly() {
-        let device = Device::flex();
+    /// A 32x8 evaluation's trainer from random weights.
+    fn small_trainer(device: &Device) -> EvalTrainer {
         let config = EvalTrainerConfig {
             shape: Shape {
                 hidden1: 32,
@@ -493,7 +516,64 @@ mod tests {
             score_scale: 200.0,
             weight_decay: 0.0,
         };
-        let mut trainer = EvalTrainer::new(config, &device);
+        EvalTrainer::new(config, device)
+    }
+
+    #[test]
+    fn a_bound_costs_nothing_on_its_side_and_training_moves_predictions_onto_it() {
+        let device = Device::flex();
+        let mut trainer = small_trainer(&device);
+        let positions = positions();
+        let n = positions.len();
+        let predicted: Vec<f32> = positions
+            .iter()
+            .map(|p| 1.0 / (1.0 + (-trainer.weights().evaluate_f32(p) / 200.0).exp()))
+            .collect();
+        let batch = |targets: Vec<f32>, upper: Vec<f32>| EvalBatch {
+            features: features(&positions),
+            targets,
+            upper,
+        };
+        // Ranges that hold the predictions cost nothing; an exact target at them neither.
+        let around = batch(
+            predicted.iter().map(|p| p - 0.01).collect(),
+            predicted.iter().map(|p| p + 0.01).collect(),
+        );
+        assert!(trainer.loss(&around) < 1e-9, "{}", trainer.loss(&around));
+        let exact = batch(predicted.clone(), Vec::new());
+        assert!(trainer.loss(&exact) < 1e-9);
+        // "At least 0.9" everywhere: the loss is the squared distance below it, and training
+        // lifts every prediction towards it.
+        let at_least = batch(vec![0.9; n], vec![1.0; n]);
+        let expected: f32 = predicted
+            .iter()
+            .map(|p| (0.9 - p).max(0.0).powi(2))
+            .sum::<f32>()
+            / n as f32;
+        let first = trainer.loss(&at_least);
+        assert!((first - expected).abs() < 1e-4, "{first} {expected}");
+        for _ in 0..100 {
+            trainer.train_step(&at_least, 0.01).unwrap();
+        }
+        assert!(trainer.loss(&at_least) < first / 4.0);
+        // ... and "at most 0.1" the other way.
+        let at_most = batch(vec![0.0; n], vec![0.1; n]);
+        let before = trainer.loss(&at_most);
+        for _ in 0..100 {
+            trainer.train_step(&at_most, 0.01).unwrap();
+        }
+        assert!(trainer.loss(&at_most) < before / 4.0);
+        // A range of another length is refused by name.
+        let err = trainer
+            .train_step(&batch(vec![0.5; n], vec![0.5; 3]), 0.01)
+            .unwrap_err();
+        assert!(err.to_string().contains("upper"), "{err}");
+    }
+
+    #[test]
+    fn training_learns_material_and_checkpoints_resume_exactly() {
+        let device = Device::flex();
+        let mut trainer = small_trainer(&device);
         let positions = positions();
         // Target: the material balance as a winning chance.
         let targets: Vec<f32> = positions
@@ -507,6 +587,7 @@ mod tests {
         let batch = EvalBatch {
             features: features(&positions),
             targets,
+            upper: Vec::new(),
         };
         let first = trainer.loss(&batch);
         for _ in 0..300 {

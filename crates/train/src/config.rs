@@ -109,7 +109,8 @@ pub enum ModelKind {
 /// `depth` turns deep; each game starts with `random_opening_turns` random turns, and after
 /// them a share `random_turn_share` of the turns is played at random so that games differ.
 /// Every searched position is recorded with the search's score, then the game's result, and
-/// the tables' exact result where they cover it. Training: the target winning chance is
+/// the tables' exact result where they cover it; with `tree_positions`, that many nodes of
+/// each search's tree too, with their scores and bounds. Training: the target winning chance is
 /// `lambda * sigmoid(score / score_scale) + (1 - lambda) * result` (the exact result where the
 /// tables know it, 1 or 0 for a forced win or loss), with `[training]`'s batch size,
 /// learning rate, steps and device and `[replay]`'s window. Rating: `alphabeta:depth=<depth>`
@@ -136,6 +137,24 @@ pub struct EvalSection {
     /// Record only positions where the side to move has no capture (quiet positions, where
     /// the evaluation is what the search uses); `false` records every searched position.
     pub quiet_only: bool,
+    /// Nodes of each self-play search's tree kept as examples besides the position played
+    /// from (0 to 256; 0: the played positions alone). Drawn at random among the nodes of the
+    /// search's deepest iteration, each with its score and whether that score is exact or a
+    /// bound (TreeStrap: the loss of a bound counts only a prediction on its wrong side).
+    pub tree_positions: u32,
+    /// The shallowest node kept by `tree_positions`, in turns searched below it (1 to 8): 2
+    /// keeps only nodes whose score is itself a search of two turns or more.
+    pub tree_min_depth: u32,
+    /// The deepest the teacher (the self-play search) grows to, in turns (0 or at most
+    /// `depth`: it stays at `depth`). It searches one turn deeper whenever the in-run ratings
+    /// against the previous checkpoint flatten (see `deepen_after` and `deepen_below`).
+    pub depth_max: u32,
+    /// In-run ratings against the previous checkpoint pooled to judge whether learning has
+    /// flattened (1 to 100).
+    pub deepen_after: u32,
+    /// The pooled score against the previous checkpoint below which learning counts as
+    /// flattened and the teacher deepens (0.5 to 1).
+    pub deepen_below: f32,
 }
 
 impl Default for EvalSection {
@@ -150,6 +169,11 @@ impl Default for EvalSection {
             score_scale: 200.0,
             lambda: 0.5,
             quiet_only: false,
+            tree_positions: 0,
+            tree_min_depth: 1,
+            depth_max: 0,
+            deepen_after: 5,
+            deepen_below: 0.55,
         }
     }
 }
@@ -591,6 +615,36 @@ impl TrainConfig {
             "eval.lambda",
             e.lambda.to_string(),
             "must be in [0, 1]",
+        )?;
+        v.check(
+            e.tree_positions <= 256,
+            "eval.tree_positions",
+            e.tree_positions.to_string(),
+            "must be 0 to 256",
+        )?;
+        v.check(
+            (1..=8).contains(&e.tree_min_depth),
+            "eval.tree_min_depth",
+            e.tree_min_depth.to_string(),
+            "must be 1 to 8",
+        )?;
+        v.check(
+            e.depth_max <= 8,
+            "eval.depth_max",
+            e.depth_max.to_string(),
+            "must be 0 to 8",
+        )?;
+        v.check(
+            (1..=100).contains(&e.deepen_after),
+            "eval.deepen_after",
+            e.deepen_after.to_string(),
+            "must be 1 to 100",
+        )?;
+        v.check(
+            e.deepen_below.is_finite() && (0.5..=1.0).contains(&e.deepen_below),
+            "eval.deepen_below",
+            e.deepen_below.to_string(),
+            "must be in [0.5, 1]",
         )?;
         Ok(())
     }

@@ -17,15 +17,19 @@ use fanorona_eval::EvalNet;
 use fanorona_mcts::derive_seed;
 use fanorona_net::{EvalTrainer, player_registry};
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Player, Score, random_opening,
+    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Player, Score, ScoreBound, SearchedNode,
+    random_opening,
 };
 use fanorona_tablebase::{Tablebase, Wdl};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+use serde::{Deserialize, Serialize};
+
+use crate::config::EvalSection;
 use crate::metrics::Progress;
 use crate::rating::{Rating, RatingError, record_ratings};
-use crate::replay::{GameEnd, GameSummary, ReplayBuffer, Scored, SearchScore, Shard};
+use crate::replay::{GameEnd, GameSummary, Origin, ReplayBuffer, Scored, SearchScore, Shard};
 use crate::run::{Run, RunState, TrainError, TrainingPhase};
 use crate::selfplay_phase::{SelfPlayReport, worker_seed};
 use crate::training_phase::{batch_rng, start_phase};
@@ -58,15 +62,16 @@ fn wdl_value(w: Wdl) -> i8 {
     }
 }
 
-/// A self-play player: alpha-beta `e.depth` turns deep with `eval` and the tables.
+/// A self-play player: alpha-beta `depth` turns deep with `eval` and the tables.
 fn self_play_player(
     e: &crate::config::EvalSection,
+    depth: u32,
     eval: &Evaluation,
     tables: Option<&Arc<Tablebase>>,
     seed: u64,
 ) -> AlphaBetaPlayer {
     AlphaBetaPlayer::new(AlphaBetaConfig {
-        depth: Some(e.depth),
+        depth: Some(depth),
         millis: None,
         quiescence: e.quiescence,
         tt_mebibytes: 4,
@@ -86,26 +91,64 @@ fn search_score(score: Option<Score>) -> Option<SearchScore> {
     }
 }
 
-/// The recorded positions of a game that `winner` won (or drew), as scored positions.
-fn scored_positions(
-    recorded: Vec<(Position, Color, SearchScore, Option<i8>)>,
-    winner: Option<Color>,
-) -> Vec<Scored> {
-    recorded
-        .into_iter()
-        .map(|(pos, mover, score, exact)| Scored {
-            white: pos.stones(Color::White).0,
-            black: pos.stones(Color::Black).0,
-            black_to_move: mover == Color::Black,
-            score,
-            result: result_for(winner, mover),
-            exact,
-        })
-        .collect()
+/// A node's score as recorded: a table's result counts as a forced one (a draw as 0).
+fn node_score(score: Score) -> Option<SearchScore> {
+    match score {
+        Score::Tablebase(p) => Some(match p.wdl {
+            Wdl::Win => SearchScore::Win,
+            Wdl::Loss => SearchScore::Loss,
+            Wdl::Draw => SearchScore::Centistones(0),
+        }),
+        other => search_score(Some(other)),
+    }
 }
 
-/// Plays one self-play game with `eval` at the run's settings, seeded by `seed`.
-fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed: u64) -> Played {
+/// A scored position of a game (its result filled in when the game ends).
+fn scored(pos: &Position, score: SearchScore, exact: Option<i8>, origin: Origin) -> Scored {
+    Scored {
+        white: pos.stones(Color::White).0,
+        black: pos.stones(Color::Black).0,
+        black_to_move: pos.side_to_move() == Color::Black,
+        score,
+        result: 0,
+        exact,
+        origin,
+    }
+}
+
+/// Up to `e.tree_positions` of the search's `nodes` (those searched at least
+/// `e.tree_min_depth` deep), drawn at random, as scored positions.
+fn sampled_nodes(
+    mut nodes: Vec<SearchedNode>,
+    e: &EvalSection,
+    rng: &mut SmallRng,
+) -> impl Iterator<Item = Scored> {
+    let count = e.tree_positions as usize;
+    nodes.retain(|n| n.depth >= e.tree_min_depth && (!e.quiet_only || !n.position.has_capture()));
+    let count = count.min(nodes.len());
+    for i in 0..count {
+        let j = rng.random_range(i..nodes.len());
+        nodes.swap(i, j);
+    }
+    nodes.truncate(count);
+    nodes.into_iter().filter_map(|n| {
+        let origin = match n.bound {
+            ScoreBound::Exact => Origin::NodeExact,
+            ScoreBound::Lower => Origin::NodeAtLeast,
+            ScoreBound::Upper => Origin::NodeAtMost,
+        };
+        Some(scored(&n.position, node_score(n.score)?, None, origin))
+    })
+}
+
+/// Plays one self-play game with `eval` searched `depth` turns deep at the run's settings,
+/// seeded by `seed`.
+fn play_game(
+    run: &Run,
+    (eval, depth): (&Evaluation, u32),
+    tables: Option<&Arc<Tablebase>>,
+    seed: u64,
+) -> Played {
     let e = &run.config.eval;
     let rules = run.rules();
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -117,10 +160,12 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
             break;
         }
     }
-    let player = |side: u64| self_play_player(e, eval, tables, derive_seed(seed, side));
+    let player = |side: u64| {
+        self_play_player(e, depth, eval, tables, derive_seed(seed, side))
+            .record_nodes(e.tree_positions > 0)
+    };
     let mut players = [player(0), player(1)];
-    // (position, its mover, the search's score)
-    let mut recorded: Vec<(Position, Color, SearchScore, Option<i8>)> = Vec::new();
+    let mut recorded: Vec<Scored> = Vec::new();
     let mut adjudicated: Option<Option<Color>> = None;
     let mut turns = 0;
     while game.outcome().is_none() && turns < MAX_TURNS {
@@ -132,7 +177,8 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
             // The tables know the result (waiting for their distances, so that the game does
             // not depend on timing): the game ends here with it.
             let exact = wdl_value(probe.wdl);
-            recorded.push((pos, mover, SearchScore::Centistones(0), Some(exact)));
+            let score = SearchScore::Centistones(0);
+            recorded.push(scored(&pos, score, Some(exact), Origin::Played));
             adjudicated = Some(match probe.wdl {
                 Wdl::Win => Some(mover),
                 Wdl::Loss => Some(!mover),
@@ -150,8 +196,10 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
                     let score = search_score(choice.info.score);
                     let quiet = !e.quiet_only || !pos.has_capture();
                     if let (Some(score), true) = (score, quiet) {
-                        recorded.push((pos, mover, score, None));
+                        recorded.push(scored(&pos, score, None, Origin::Played));
                     }
+                    let nodes = players[slot].take_nodes();
+                    recorded.extend(sampled_nodes(nodes, e, &mut rng));
                     choice.turn
                 }
                 Err(_) => break,
@@ -163,6 +211,22 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
         }
         turns += 1;
     }
+    finish(
+        &game,
+        adjudicated,
+        recorded,
+        (turns + e.random_opening_turns, actions),
+    )
+}
+
+/// A game that ended (or was `adjudicated` by the tables, or stopped) after `turns` turns of
+/// `actions` steps: every recorded position learns the result for its side to move.
+fn finish(
+    game: &Game,
+    adjudicated: Option<Option<Color>>,
+    mut recorded: Vec<Scored>,
+    (turns, actions): (u32, u32),
+) -> Played {
     let outcome: Option<Outcome> = game.outcome();
     let winner = match adjudicated {
         Some(w) => w,
@@ -173,10 +237,18 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
         (None, Some(o)) => GameEnd::from(o),
         (None, None) => GameEnd::Capped,
     };
+    for s in &mut recorded {
+        let mover = if s.black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        };
+        s.result = result_for(winner, mover);
+    }
     Played {
-        scored: scored_positions(recorded, winner),
+        scored: recorded,
         summary: GameSummary {
-            turns: turns + e.random_opening_turns,
+            turns,
             actions,
             end,
             winner: winner.map(|w| w.index() as u8),
@@ -186,11 +258,12 @@ fn play_game(run: &Run, eval: &Evaluation, tables: Option<&Arc<Tablebase>>, seed
 }
 
 /// Plays the rest of `generation`'s games (those not yet on disk) as `worker` with `eval`
-/// (trained for `steps` optimiser steps), writing shards as they finish.
+/// (trained for `steps` optimiser steps) searched `depth` turns deep (the teacher's depth,
+/// [`Teacher::depth`]), writing shards as they finish.
 pub fn eval_selfplay_generation(
     run: &mut Run,
     generation: u64,
-    eval: &Evaluation,
+    (eval, depth): (&Evaluation, u32),
     steps: u64,
     worker: &str,
 ) -> Result<SelfPlayReport, TrainError> {
@@ -229,7 +302,8 @@ pub fn eval_selfplay_generation(
                     if index >= wanted {
                         return;
                     }
-                    let played = play_game(run_ref, eval, tables, derive_seed(seed, index));
+                    let game_seed = derive_seed(seed, index);
+                    let played = play_game(run_ref, (eval, depth), tables, game_seed);
                     if sender.send(played).is_err() {
                         return;
                     }
@@ -466,7 +540,85 @@ pub fn rate_eval_checkpoint(
     record_ratings(run, steps, state, &ratings)?;
     state.rated.push(steps);
     state.last_rated = Some(steps);
+    let previous = ratings
+        .iter()
+        .find(|r| r.opponent.starts_with("ckpt-"))
+        .map(|r| [r.wins, r.draws, r.losses]);
+    if let Some(line) = state.teacher.after_rating(&run.config.eval, previous) {
+        run.progress.line(&line);
+        run.log(&line)?;
+        run.metrics.scalar(
+            "selfplay/teacher_depth",
+            f64::from(state.teacher.depth),
+            steps,
+        );
+    }
     Ok(())
+}
+
+/// The teacher of an evaluation run: how deep its self-play searches label positions now,
+/// deepened (up to `eval.depth_max`) once the in-run rating flattens. Stored in the run's
+/// state, so a resumed run and its self-play workers go on at the same depth.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Teacher {
+    /// Self-play depth in turns (0: not yet set, `eval.depth`).
+    #[serde(default)]
+    pub depth: u32,
+    /// Wins, draws and losses of each in-run rating against the previous checkpoint since
+    /// the teacher last deepened, oldest first (at most `eval.deepen_after`).
+    #[serde(default)]
+    pub recent: Vec<[u32; 3]>,
+}
+
+impl Teacher {
+    /// The depth self-play searches at under `e`.
+    pub fn depth(&self, e: &EvalSection) -> u32 {
+        if self.depth == 0 {
+            e.depth
+        } else {
+            self.depth.clamp(e.depth, e.depth_max.max(e.depth))
+        }
+    }
+
+    /// Takes a new rating against the previous checkpoint into account: when the last
+    /// `eval.deepen_after` of them together score below `eval.deepen_below` (the newest
+    /// evaluation no longer clearly beats the one before), the teacher searches one turn
+    /// deeper (up to `eval.depth_max`) and starts counting again. Returns the line that says
+    /// so, when it deepens.
+    /// `previous` is the wins, draws and losses against the previous checkpoint.
+    pub fn after_rating(&mut self, e: &EvalSection, previous: Option<[u32; 3]>) -> Option<String> {
+        let depth = self.depth(e);
+        let previous = previous?;
+        if depth >= e.depth_max || e.deepen_after == 0 {
+            return None;
+        }
+        self.recent.push(previous);
+        let keep = e.deepen_after as usize;
+        if self.recent.len() > keep {
+            self.recent.drain(..self.recent.len() - keep);
+        }
+        if self.recent.len() < keep {
+            return None;
+        }
+        let [w, d, l] = self
+            .recent
+            .iter()
+            .fold([0, 0, 0], |a, r| [a[0] + r[0], a[1] + r[1], a[2] + r[2]]);
+        let games = (w + d + l).max(1);
+        let score = (f64::from(w) + f64::from(d) / 2.0) / f64::from(games);
+        if score >= f64::from(e.deepen_below) {
+            return None;
+        }
+        self.depth = depth + 1;
+        self.recent.clear();
+        Some(format!(
+            "teacher: self-play now searches {} turns deep (the last {keep} ratings against \
+             the previous checkpoint scored {:.1}% over {games} games, below {:.1}%)",
+            self.depth,
+            score * 100.0,
+            f64::from(e.deepen_below) * 100.0
+        ))
+    }
 }
 
 /// The learned evaluation of an [`EvalTrainer`], ready for the search.
@@ -474,4 +626,67 @@ pub fn evaluation_of(trainer: &EvalTrainer) -> Result<Evaluation, TrainError> {
     let net = EvalNet::new(trainer.weights())
         .map_err(|e| TrainError::State(format!("the evaluation cannot run: {e}")))?;
     Ok(Evaluation::Learned(Arc::new(net)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(depth: u32, depth_max: u32) -> EvalSection {
+        EvalSection {
+            depth,
+            depth_max,
+            deepen_after: 3,
+            deepen_below: 0.55,
+            ..EvalSection::default()
+        }
+    }
+
+    #[test]
+    fn the_teacher_deepens_when_three_ratings_in_a_row_score_below_the_threshold() {
+        let e = section(3, 5);
+        let mut t = Teacher::default();
+        assert_eq!(t.depth(&e), 3);
+        // climbing: 60% each
+        for _ in 0..5 {
+            assert_eq!(t.after_rating(&e, Some([8, 8, 4])), None);
+        }
+        assert_eq!(t.depth(&e), 3);
+        // one flat rating (50%) pooled with two climbing ones is not yet below 55% ...
+        assert_eq!(t.after_rating(&e, Some([5, 10, 5])), None);
+        // ... two are: (60 + 50 + 50) / 3 = 53.3%, the teacher deepens
+        let line = t.after_rating(&e, Some([6, 8, 6])).unwrap_or_default();
+        assert!(line.contains("4 turns deep"), "{line}");
+        assert_eq!(t.depth(&e), 4);
+        assert!(t.recent.is_empty(), "counting starts again");
+        // no rating against a previous checkpoint: nothing changes
+        assert_eq!(t.after_rating(&e, None), None);
+        for _ in 0..2 {
+            assert_eq!(t.after_rating(&e, Some([0, 20, 0])), None);
+        }
+        assert!(t.after_rating(&e, Some([0, 20, 0])).is_some());
+        assert_eq!(t.depth(&e), 5);
+        // at depth_max it stays
+        for _ in 0..6 {
+            assert_eq!(t.after_rating(&e, Some([0, 0, 20])), None);
+        }
+        assert_eq!(t.depth(&e), 5);
+    }
+
+    #[test]
+    fn without_depth_max_the_teacher_keeps_the_configured_depth() {
+        let e = section(3, 0);
+        let mut t = Teacher::default();
+        for _ in 0..10 {
+            assert_eq!(t.after_rating(&e, Some([0, 0, 20])), None);
+        }
+        assert_eq!(t.depth(&e), 3);
+        // a stored depth outside the config's range is brought back into it
+        let stored = Teacher {
+            depth: 7,
+            recent: Vec::new(),
+        };
+        assert_eq!(stored.depth(&section(3, 5)), 5);
+        assert_eq!(stored.depth(&e), 3);
+    }
 }

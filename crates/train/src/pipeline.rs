@@ -442,7 +442,8 @@ fn selfplay_round(
         }
         Learner::Eval(t) => {
             let eval = evaluation_of(t)?;
-            eval_selfplay_generation(run, generation, &eval, t.steps(), worker)
+            let depth = state.teacher.depth(&run.config.eval);
+            eval_selfplay_generation(run, generation, (&eval, depth), t.steps(), worker)
         }
     }
 }

@@ -15,7 +15,9 @@
 //!
 //! Version 2 adds each sample's root search value ([`Sample::search_wdl`]); version 3 adds the
 //! scored positions of alpha-beta self-play ([`Shard::scored`], what an evaluation run learns
-//! from). Versions 1 and 2 are still read: no search value, no scored positions.
+//! from); version 4 adds where a scored position comes from ([`Scored::origin`]: a position
+//! of the game, or a node of a search's tree with its score's bound). Versions 1 to 3 are
+//! still read: no search value, no scored positions, every scored position one of the game.
 
 use std::path::{Path, PathBuf};
 
@@ -30,8 +32,11 @@ use serde::{Deserialize, Serialize};
 
 /// Magic of shard files.
 pub const SHARD_MAGIC: [u8; 8] = *b"FNRNSHRD";
-/// Current shard format version (3: scored positions of alpha-beta self-play).
-pub const SHARD_VERSION: u32 = 3;
+/// Current shard format version (4: scored positions of alpha-beta self-play, with their
+/// origin).
+pub const SHARD_VERSION: u32 = 4;
+/// An older version still read: scored positions without their origin (all played).
+pub const SHARD_VERSION_3: u32 = 3;
 /// An older version still read: no scored positions.
 pub const SHARD_VERSION_2: u32 = 2;
 /// The oldest version still read: samples without the search value.
@@ -225,6 +230,20 @@ pub enum SearchScore {
     Loss,
 }
 
+/// Where a scored position comes from, and so what its score says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Origin {
+    /// A position of the game, scored by the search that chose its turn (the root): the
+    /// target blends the score with the game's result.
+    Played,
+    /// A node of a search's tree whose score is its value at the searched depth.
+    NodeExact,
+    /// A node whose score is a lower bound (the search failed high there).
+    NodeAtLeast,
+    /// A node whose score is an upper bound (the search failed low there).
+    NodeAtMost,
+}
+
 /// A turn-start position of alpha-beta self-play with what the search said of it and how the
 /// game ended: a training example of the learned evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -241,6 +260,8 @@ pub struct Scored {
     pub result: i8,
     /// The endgame tables' exact result for the side to move where they cover the position.
     pub exact: Option<i8>,
+    /// A position of the game, or a node of a search's tree (and what its score bounds).
+    pub origin: Origin,
 }
 
 impl Scored {
@@ -285,7 +306,8 @@ impl Scored {
 
     /// The target winning chance: the exact result where known, else `lambda` of the search
     /// score read through `sigmoid(cs / scale)` (1 or 0 for a forced result) and the rest the
-    /// game's result.
+    /// game's result. For a node of a search's tree (no result of its own) the search score
+    /// alone; [`Scored::target_range`] says what a bound allows.
     pub fn target(&self, lambda: f32, scale: f32) -> f32 {
         let chance = |r: i8| (f32::from(r) + 1.0) / 2.0;
         if let Some(e) = self.exact {
@@ -296,7 +318,22 @@ impl Scored {
             SearchScore::Loss => 0.0,
             SearchScore::Centistones(cs) => 1.0 / (1.0 + (-(cs as f32) / scale).exp()),
         };
-        lambda * searched + (1.0 - lambda) * chance(self.result)
+        match self.origin {
+            Origin::Played => lambda * searched + (1.0 - lambda) * chance(self.result),
+            _ => searched,
+        }
+    }
+
+    /// The winning chances the evaluation may give without loss, `(low, high)`: the target
+    /// itself for an exact score, from the bound up for a lower bound, up to it for an upper
+    /// one (TreeStrap's loss for the nodes alpha-beta only bounds).
+    pub fn target_range(&self, lambda: f32, scale: f32) -> (f32, f32) {
+        let t = self.target(lambda, scale);
+        match (self.exact, self.origin) {
+            (None, Origin::NodeAtLeast) => (t, 1.0),
+            (None, Origin::NodeAtMost) => (0.0, t),
+            _ => (t, t),
+        }
     }
 }
 
@@ -314,6 +351,51 @@ pub struct GameSummary {
     /// In a game that was not allowed to resign: would a resignation have lost a game the
     /// side did not lose? `None` when no resignation would have happened.
     pub false_resignation: Option<bool>,
+}
+
+/// A scored position as format version 3 stored it (always a position of the game).
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct ScoredV3 {
+    white: u64,
+    black: u64,
+    black_to_move: bool,
+    score: SearchScore,
+    result: i8,
+    exact: Option<i8>,
+}
+
+/// A shard as format version 3 stored it.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct ShardV3 {
+    samples: Vec<Sample>,
+    games: Vec<GameSummary>,
+    network_steps: u64,
+    scored: Vec<ScoredV3>,
+}
+
+impl From<ShardV3> for Shard {
+    fn from(old: ShardV3) -> Shard {
+        Shard {
+            samples: old.samples,
+            games: old.games,
+            network_steps: old.network_steps,
+            scored: old
+                .scored
+                .into_iter()
+                .map(|s| Scored {
+                    white: s.white,
+                    black: s.black,
+                    black_to_move: s.black_to_move,
+                    score: s.score,
+                    result: s.result,
+                    exact: s.exact,
+                    origin: Origin::Played,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The content of one shard file.
@@ -360,12 +442,12 @@ pub fn encode_shard(shard: &Shard) -> Result<Vec<u8>, ReplayError> {
     Ok(container::encode(&SHARD_MAGIC, SHARD_VERSION, &payload))
 }
 
-/// Read and check a shard (format version 3, or an older one: see the module's docs).
+/// Read and check a shard (format version 4, or an older one: see the module's docs).
 pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
     let (payload, version) = match container::read(path, &SHARD_MAGIC, SHARD_VERSION) {
         Ok(payload) => (payload, SHARD_VERSION),
         Err(ContainerError::WrongVersion {
-            found: old @ (SHARD_VERSION_1 | SHARD_VERSION_2),
+            found: old @ (SHARD_VERSION_1 | SHARD_VERSION_2 | SHARD_VERSION_3),
             ..
         }) => (container::read(path, &SHARD_MAGIC, old)?, old),
         Err(e) => return Err(e.into()),
@@ -387,6 +469,11 @@ pub fn read_shard(path: &Path) -> Result<Shard, ReplayError> {
         (old.into(), used)
     } else if version == SHARD_VERSION_2 {
         let (old, used): (ShardV2, usize) =
+            bincode::serde::decode_from_slice(&payload[8..], bincode_config())
+                .map_err(|e| bad(e.to_string()))?;
+        (old.into(), used)
+    } else if version == SHARD_VERSION_3 {
+        let (old, used): (ShardV3, usize) =
             bincode::serde::decode_from_slice(&payload[8..], bincode_config())
                 .map_err(|e| bad(e.to_string()))?;
         (old.into(), used)
@@ -745,7 +832,9 @@ impl ReplayBuffer {
             };
             dense(&sym.position(&pos), &mut row);
             batch.features.extend_from_slice(&row);
-            batch.targets.push(s.target(lambda, scale));
+            let (low, high) = s.target_range(lambda, scale);
+            batch.targets.push(low);
+            batch.upper.push(high);
         }
         batch
     }
@@ -913,7 +1002,7 @@ mod tests {
         write_shard(&path, &new).unwrap();
         assert_eq!(read_shard(&path).unwrap(), new);
         // an unknown version is refused by name
-        container::write_atomic(&path, &SHARD_MAGIC, 4, &payload).unwrap();
+        container::write_atomic(&path, &SHARD_MAGIC, 5, &payload).unwrap();
         let err = read_shard(&path).unwrap_err().to_string();
         assert!(err.contains("version"), "{err}");
     }
@@ -942,6 +1031,7 @@ mod tests {
             score: SearchScore::Centistones(-40),
             result: 1,
             exact: None,
+            origin: Origin::Played,
         };
         let shard = Shard {
             scored: vec![
@@ -973,6 +1063,84 @@ mod tests {
         write_shard(&path, &bad).unwrap();
         let err = read_shard(&path).unwrap_err().to_string();
         assert!(err.contains("scored position 0"), "{err}");
+    }
+
+    #[test]
+    fn shards_of_format_version_3_read_as_played_positions() {
+        let dir = fanorona_testkit::TempDir::new("shard-v3");
+        let path = dir.join("v3.shard");
+        let start = Position::start();
+        let old = ShardV3 {
+            samples: Vec::new(),
+            games: small_shard().games,
+            network_steps: 5,
+            scored: vec![ScoredV3 {
+                white: start.stones(Color::White).0,
+                black: start.stones(Color::Black).0,
+                black_to_move: true,
+                score: SearchScore::Centistones(120),
+                result: -1,
+                exact: None,
+            }],
+        };
+        let body = bincode::serde::encode_to_vec(&old, bincode_config()).unwrap();
+        let mut payload = 1u64.to_le_bytes().to_vec();
+        payload.extend_from_slice(&body);
+        container::write_atomic(&path, &SHARD_MAGIC, SHARD_VERSION_3, &payload).unwrap();
+        let read = read_shard(&path).unwrap();
+        assert_eq!(read.network_steps, 5);
+        let s = read.scored[0];
+        assert_eq!(s.origin, Origin::Played);
+        assert!(s.black_to_move);
+        assert_eq!((s.score, s.result), (SearchScore::Centistones(120), -1));
+    }
+
+    #[test]
+    fn a_node_of_the_tree_is_labelled_by_its_score_alone_and_a_bound_gives_a_range() {
+        let start = Position::start();
+        let played = Scored {
+            white: start.stones(Color::White).0,
+            black: start.stones(Color::Black).0,
+            black_to_move: false,
+            score: SearchScore::Centistones(0),
+            result: 1,
+            exact: None,
+            origin: Origin::Played,
+        };
+        // played: blended with the result
+        assert_eq!(played.target_range(0.5, 200.0), (0.75, 0.75));
+        // a node: the score alone (its game's result is not its own)
+        let node = Scored {
+            origin: Origin::NodeExact,
+            ..played
+        };
+        assert_eq!(node.target_range(0.5, 200.0), (0.5, 0.5));
+        let at_least = Scored {
+            origin: Origin::NodeAtLeast,
+            score: SearchScore::Centistones(200),
+            ..played
+        };
+        let (low, high) = at_least.target_range(0.5, 200.0);
+        assert!((low - 1.0 / (1.0 + (-1.0f32).exp())).abs() < 1e-6 && high == 1.0);
+        let at_most = Scored {
+            origin: Origin::NodeAtMost,
+            score: SearchScore::Loss,
+            ..played
+        };
+        assert_eq!(at_most.target_range(0.5, 200.0), (0.0, 0.0));
+        // the tables' result overrides any bound
+        let known = Scored {
+            exact: Some(1),
+            ..at_most
+        };
+        assert_eq!(known.target_range(0.5, 200.0), (1.0, 1.0));
+        // a batch carries both ends
+        let mut buffer = ReplayBuffer::new();
+        buffer.scored.extend([played, at_least]);
+        let batch = buffer.sample_eval_batch(&mut rand::rng(), 2, 64, true, 0.5, 200.0);
+        assert_eq!(batch.upper.len(), batch.targets.len());
+        assert!(batch.upper.iter().zip(&batch.targets).all(|(h, l)| h >= l));
+        assert!(batch.upper.contains(&1.0) && batch.upper.contains(&0.75));
     }
 
     #[test]

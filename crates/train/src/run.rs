@@ -99,6 +99,9 @@ pub struct RunState {
     /// over every resume) when this state was saved: the time axis of a rating curve.
     #[serde(default)]
     pub seconds: f64,
+    /// An evaluation run's teacher: the self-play depth now and what decides the next.
+    #[serde(default)]
+    pub teacher: crate::evalplay::Teacher,
 }
 
 /// The training part of a generation.

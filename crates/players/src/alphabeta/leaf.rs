@@ -117,6 +117,8 @@ impl LeafJudge {
             quiescence: self.quiescence,
             tables,
             eval: &self.eval,
+            record: None,
+            recording: false,
         };
         let score = if pos.is_turn_start() {
             searcher.negamax(pos, self.depth, -INF, INF, 0)

@@ -13,8 +13,8 @@ use rand::{RngExt, SeedableRng};
 
 pub use eval::{Evaluation, LEARNED_MAX, evaluate};
 pub use leaf::{Judgement, LeafJudge};
-use search::{Child, INF, PathEntry, Searcher, WIN, WIN_BOUND, children};
-use tt::Table;
+use search::{Child, INF, PathEntry, RawNode, Searcher, WIN, WIN_BOUND, children};
+use tt::{Bound, Table};
 
 use crate::player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
@@ -64,6 +64,50 @@ impl Default for AlphaBetaConfig {
     }
 }
 
+/// What a searched score says of a node's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreBound {
+    /// The value itself.
+    Exact,
+    /// At least the score (the search failed high: a turn at least this good was found and
+    /// the rest were not searched).
+    Lower,
+    /// At most the score (the search failed low: no turn reached it).
+    Upper,
+}
+
+/// A position below the root of a search, with what the search found out about it: a
+/// training example of the learned evaluation (TreeStrap's "every node of the search").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchedNode {
+    /// The turn-start position.
+    pub position: Position,
+    /// Its score for the side to move (a forced result as [`Score::WinIn`] or
+    /// [`Score::LossIn`], counted from the root).
+    pub score: Score,
+    /// Whether the score is the value or a bound of it.
+    pub bound: ScoreBound,
+    /// Whole turns it was searched deep (at least 1; the quiescence comes on top).
+    pub depth: u32,
+}
+
+impl SearchedNode {
+    fn of(raw: &RawNode) -> Option<SearchedNode> {
+        let bound = match raw.bound {
+            Bound::Exact => ScoreBound::Exact,
+            Bound::Lower => ScoreBound::Lower,
+            Bound::Upper => ScoreBound::Upper,
+            Bound::None => return None,
+        };
+        Some(SearchedNode {
+            position: raw.pos,
+            score: score_of(raw.score),
+            bound,
+            depth: raw.depth,
+        })
+    }
+}
+
 /// The alpha-beta player: turn-level negamax with alpha-beta pruning.
 ///
 /// - **Search**: principal variation search over whole turns ([`Position::for_each_turn`], which
@@ -102,6 +146,9 @@ pub struct AlphaBetaPlayer {
     stop: Stop,
     /// How quiet positions are scored.
     eval: Evaluation,
+    /// The nodes of the last search's deepest iteration, when recording
+    /// ([`AlphaBetaPlayer::record_nodes`]).
+    recorded: Option<Vec<RawNode>>,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -136,6 +183,28 @@ impl AlphaBetaPlayer {
             tables: None,
             stop: Stop::new(),
             eval: Evaluation::Handwritten,
+            recorded: None,
+        }
+    }
+
+    /// Keeps the nodes below the root that each search's deepest iteration searches, with
+    /// their scores and bounds, for [`AlphaBetaPlayer::take_nodes`] (a learning run's
+    /// examples; off by default, and free when off).
+    pub fn record_nodes(mut self, on: bool) -> Self {
+        self.recorded = on.then(Vec::new);
+        self
+    }
+
+    /// The nodes the last search recorded (none when not recording, or for a turn that was
+    /// forced, found in the tables or searched against a clock).
+    pub fn take_nodes(&mut self) -> Vec<SearchedNode> {
+        match self.recorded.as_mut() {
+            Some(raw) => {
+                let nodes = raw.iter().filter_map(SearchedNode::of).collect();
+                raw.clear();
+                nodes
+            }
+            None => Vec::new(),
         }
     }
 
@@ -253,10 +322,18 @@ impl AlphaBetaPlayer {
             quiescence: self.config.quiescence,
             tables: crate::tables::for_game(&self.tables, game),
             eval: &self.eval,
+            // Recorded only at a fixed depth: a timed search's last iteration may be cut.
+            record: self.recorded.as_mut().filter(|_| deadline.is_none()),
+            recording: false,
         };
+        if let Some(record) = searcher.record.as_deref_mut() {
+            record.clear();
+        }
         let started = Instant::now();
         let mut scores = vec![-INF; roots.len()];
-        for depth in 1..=max_depth.clamp(1, MAX_DEPTH) {
+        let last = max_depth.clamp(1, MAX_DEPTH);
+        for depth in 1..=last {
+            searcher.recording = depth == last;
             let iteration_best =
                 root_iteration(&mut searcher, &roots, &decided, depth, &mut scores);
             // An interrupted iteration still counts for the turns it finished: the previous

@@ -157,6 +157,21 @@ pub(super) struct Searcher<'a> {
     pub tables: Option<&'a Tablebase>,
     /// How quiet positions are scored.
     pub eval: &'a Evaluation,
+    /// Where the searched nodes go while [`Searcher::recording`] (a learning run's examples).
+    pub record: Option<&'a mut Vec<RawNode>>,
+    /// Record the nodes this iteration searches.
+    pub recording: bool,
+}
+
+/// A node below the root as the search left it: the position, its score for the side to
+/// move (mate scores counted from the root), whether that score is exact or a bound, and
+/// the depth it was searched to.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RawNode {
+    pub pos: Position,
+    pub score: i32,
+    pub bound: Bound,
+    pub depth: u32,
 }
 
 impl Searcher<'_> {
@@ -325,6 +340,16 @@ impl Searcher<'_> {
         };
         self.tt
             .store(key, best_index, to_tt(best, ply), depth, bound);
+        if self.recording
+            && let Some(record) = self.record.as_deref_mut()
+        {
+            record.push(RawNode {
+                pos: *pos,
+                score: best,
+                bound,
+                depth,
+            });
+        }
         best
     }
 
