@@ -22,6 +22,7 @@ use fanorona_players::{
 };
 use fanorona_tablebase::{Tablebase, Wdl};
 use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use serde::{Deserialize, Serialize};
@@ -123,15 +124,10 @@ fn sampled_nodes(
     e: &EvalSection,
     rng: &mut SmallRng,
 ) -> impl Iterator<Item = Scored> {
-    let count = e.tree_positions as usize;
     nodes.retain(|n| n.depth >= e.tree_min_depth && (!e.quiet_only || !n.position.has_capture()));
-    let count = count.min(nodes.len());
-    for i in 0..count {
-        let j = rng.random_range(i..nodes.len());
-        nodes.swap(i, j);
-    }
-    nodes.truncate(count);
-    nodes.into_iter().filter_map(|n| {
+    let (drawn, _) = nodes.partial_shuffle(rng, e.tree_positions as usize);
+    let drawn = drawn.to_vec();
+    drawn.into_iter().filter_map(|n| {
         let origin = match n.bound {
             ScoreBound::Exact => Origin::NodeExact,
             ScoreBound::Lower => Origin::NodeAtLeast,

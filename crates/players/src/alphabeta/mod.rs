@@ -326,9 +326,6 @@ impl AlphaBetaPlayer {
             record: self.recorded.as_mut().filter(|_| deadline.is_none()),
             recording: false,
         };
-        if let Some(record) = searcher.record.as_deref_mut() {
-            record.clear();
-        }
         let started = Instant::now();
         let mut scores = vec![-INF; roots.len()];
         let last = max_depth.clamp(1, MAX_DEPTH);
@@ -443,6 +440,10 @@ impl Player for AlphaBetaPlayer {
         };
         // A time too far away to represent is no time limit.
         let deadline = millis.and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        // A turn found in the tables, or a forced one, records no nodes.
+        if let Some(record) = self.recorded.as_mut() {
+            record.clear();
+        }
         // Without a clock the tables' distances are waited for (the game replays exactly).
         if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none()) {
             self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
