@@ -241,8 +241,18 @@ fn optimizer(config: &EvalTrainerConfig) -> ModuleOptimizer {
 impl EvalTrainer {
     /// A trainer with a freshly initialised model on `device` (autodiff is enabled on it).
     pub fn new(config: EvalTrainerConfig, device: &Device) -> EvalTrainer {
+        Self::init(config, device, None)
+    }
+
+    /// A trainer whose initial weights are drawn from `seed`: the same seed gives the same
+    /// model, whatever else in the process draws random numbers at the same time.
+    pub fn seeded(config: EvalTrainerConfig, device: &Device, seed: u64) -> EvalTrainer {
+        Self::init(config, device, Some(seed))
+    }
+
+    fn init(config: EvalTrainerConfig, device: &Device, seed: Option<u64>) -> EvalTrainer {
         let device = device.clone().autodiff();
-        let model = EvalModel::new(config.shape, &device);
+        let model = crate::drawing_weights(&device, seed, || EvalModel::new(config.shape, &device));
         Self::around(config, model, &device)
     }
 

@@ -139,7 +139,7 @@ impl InferenceModel {
     /// A freshly initialised (untrained) network on `device`, on the native backend on the CPU.
     pub fn random(config: &NetConfig, device: &Device) -> Self {
         let device = device.clone().without_autodiff();
-        let model = config.init(&device);
+        let model = crate::drawing_weights(&device, None, || config.init(&device));
         Self::new(config.clone(), model, &device, Backend::Native)
     }
 

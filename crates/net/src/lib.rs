@@ -66,3 +66,52 @@ pub use model::{
 pub use player::{NetPlayer, NetworkPlayers, load_model_cached, net_player, player_registry};
 pub use service::{InferenceService, ServiceEvaluator};
 pub use trainer::{OptimizerConfig, TrainBatch, Trainer, TrainerConfig};
+
+/// Guards burn's random generator, which is one per process: an initialisation holds it from
+/// its seed to its last weight, so two in one process (tests run on threads, a server loading
+/// models) cannot interleave their draws and a seeded run gets the same weights every time.
+static WEIGHT_DRAWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Builds a module with `init` on `device` holding the generator, seeded with `seed` first
+/// when given. burn draws a parameter's weights lazily, at its first use: every parameter is
+/// touched before the generator is let go.
+pub(crate) fn drawing_weights<M: burn::module::Module>(
+    device: &Device,
+    seed: Option<u64>,
+    init: impl FnOnce() -> M,
+) -> M {
+    // A panic while drawing leaves nothing half-done in the guard itself: take it back.
+    let _held = WEIGHT_DRAWS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(seed) = seed {
+        device.seed(seed);
+    }
+    let module = init();
+    module.visit(&mut DrawNow);
+    module
+}
+
+/// Touches every parameter of a module, so burn draws their weights now.
+struct DrawNow;
+
+impl burn::module::ModuleVisitor for DrawNow {
+    fn visit_float<const D: usize>(
+        &mut self,
+        param: &burn::module::Param<burn::tensor::Tensor<D>>,
+    ) {
+        let _ = param.val();
+    }
+    fn visit_int<const D: usize>(
+        &mut self,
+        param: &burn::module::Param<burn::tensor::Tensor<D, burn::tensor::Int>>,
+    ) {
+        let _ = param.val();
+    }
+    fn visit_bool<const D: usize>(
+        &mut self,
+        param: &burn::module::Param<burn::tensor::Tensor<D, burn::tensor::Bool>>,
+    ) {
+        let _ = param.val();
+    }
+}

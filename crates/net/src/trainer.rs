@@ -188,8 +188,18 @@ impl std::fmt::Debug for Trainer {
 impl Trainer {
     /// A trainer with a freshly initialised network on `device` (autodiff is enabled on it).
     pub fn new(config: TrainerConfig, device: &Device) -> Self {
+        Self::init(config, device, None)
+    }
+
+    /// A trainer whose initial weights are drawn from `seed`: the same seed gives the same
+    /// network, whatever else in the process draws random numbers at the same time.
+    pub fn seeded(config: TrainerConfig, device: &Device, seed: u64) -> Self {
+        Self::init(config, device, Some(seed))
+    }
+
+    fn init(config: TrainerConfig, device: &Device, seed: Option<u64>) -> Self {
         let device = device.clone().autodiff();
-        let model = config.net.init(&device);
+        let model = crate::drawing_weights(&device, seed, || config.net.init(&device));
         Self::from_model(config, model, &device)
     }
 
@@ -391,6 +401,37 @@ pub(crate) mod tests {
         // Inference mode (running batchnorm statistics) has learned the batch too.
         let eval = trainer.evaluate(&batch).unwrap();
         assert!(eval.total < 0.5 * first.total, "{eval:?} vs {first:?}");
+    }
+
+    #[test]
+    fn a_seeded_trainer_gets_the_same_weights_while_other_threads_draw_weights() {
+        let cfg = tiny_net();
+        let fingerprint = |seed| {
+            Trainer::seeded(TrainerConfig::new(cfg.clone()), &Device::flex(), seed)
+                .inference_model(Backend::Native)
+                .native_weights()
+                .unwrap()
+                .fingerprint()
+        };
+        let alone = fingerprint(11);
+        assert_ne!(alone, fingerprint(12), "the seed decides the weights");
+        let busy = std::sync::atomic::AtomicBool::new(true);
+        // The check comes after the scope: a failed round must not leave the drawers running.
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    while busy.load(std::sync::atomic::Ordering::Relaxed) {
+                        let _ = InferenceModel::random(&cfg, &Device::flex());
+                    }
+                });
+            }
+            let seen: Vec<u64> = (0..30).map(|_| fingerprint(11)).collect();
+            busy.store(false, std::sync::atomic::Ordering::Relaxed);
+            seen
+        })
+        .into_iter()
+        .enumerate()
+        .for_each(|(round, seen)| assert_eq!(seen, alone, "round {round}"));
     }
 
     #[test]

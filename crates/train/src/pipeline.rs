@@ -194,7 +194,6 @@ fn resume_or_start(run: &Run) -> Result<(Learner, RunState), TrainError> {
         ))?;
         return Ok((trainer, state));
     }
-    run.device.seed(run.config.seed);
     run.progress.line(&format!(
         "starting run {} in {}",
         run.config.name,
@@ -205,12 +204,15 @@ fn resume_or_start(run: &Run) -> Result<(Learner, RunState), TrainError> {
         run.config.name, run.config.seed
     ))?;
     let trainer = match run.config.kind {
-        ModelKind::Network => {
-            Learner::Network(Trainer::new(trainer_config(&run.config), &run.device))
-        }
-        ModelKind::Eval => Learner::Eval(EvalTrainer::new(
+        ModelKind::Network => Learner::Network(Trainer::seeded(
+            trainer_config(&run.config),
+            &run.device,
+            run.config.seed,
+        )),
+        ModelKind::Eval => Learner::Eval(EvalTrainer::seeded(
             eval_trainer_config(&run.config),
             &run.device,
+            run.config.seed,
         )),
     };
     Ok((trainer, RunState::default()))
