@@ -46,6 +46,9 @@ step "build and run the Rust tests (dev profile; dependencies optimised)"
 cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
 
+step "the Python package (pip install into target/python-venv, then pytest)"
+scripts/python-tests.sh
+
 step "the deployment example against the Kubernetes schemas"
 scripts/check-deploy.sh
 

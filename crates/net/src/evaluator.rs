@@ -18,11 +18,7 @@ pub fn encode_batch(batch: &[EvalRequest<'_, FanoronaState>]) -> Vec<f32> {
     let mut planes = vec![0.0; batch.len() * INPUT_LEN];
     for (req, chunk) in batch.iter().zip(planes.chunks_exact_mut(INPUT_LEN)) {
         let game = req.state.game();
-        let ctx = Context {
-            repetitions: game.repetition_count(),
-            no_progress_limit: game.rules().no_progress_limit,
-        };
-        encoding::encode(game.position(), ctx, chunk);
+        encoding::encode(game.position(), Context::of(game), chunk);
     }
     planes
 }

@@ -33,7 +33,6 @@
 pub mod bench;
 pub mod checkpoint;
 pub mod chooser;
-pub mod encoding;
 pub mod error;
 pub mod eval;
 pub mod evaluator;
@@ -58,6 +57,8 @@ pub use error::NetError;
 pub use eval::{EvalBatch, EvalModel, EvalTrainer, EvalTrainerConfig};
 pub use evaluator::NetEvaluator;
 pub use fanorona_data::container::{self, ContainerError};
+/// What the network sees (its own crate, so that users without burn share it).
+pub use fanorona_encoding as encoding;
 pub use inference::{Backend, HostOutput, InferenceModel, device_by_name};
 pub use loss::{LossConfig, LossOutput, LossReport, compute_loss};
 pub use model::{

@@ -78,6 +78,16 @@ pub struct Context {
     pub no_progress_limit: u32,
 }
 
+impl Context {
+    /// The context of `game`'s current position: its repetitions and its rules' limit.
+    pub fn of(game: &fanorona_engine::Game) -> Context {
+        Context {
+            repetitions: game.repetition_count(),
+            no_progress_limit: game.rules().no_progress_limit,
+        }
+    }
+}
+
 impl Default for Context {
     fn default() -> Context {
         Context {
