@@ -14,7 +14,9 @@ import random
 import time
 
 import fanorona
-from fanorona.envs import raw_env
+from pettingzoo.utils import wrappers
+
+from fanorona.envs import env
 
 
 def aec_rate(make, seconds: float, legal) -> float:
@@ -60,8 +62,14 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=1024)
     args = parser.parse_args()
     print(f"fanorona {fanorona.__version__}, {os.cpu_count()} cores")
-    ours = aec_rate(raw_env, args.seconds, lambda e: e.legal_actions())
-    print(f"AEC environment (one process):          {ours:12,.0f} steps/s")
+    ours = aec_rate(env, args.seconds, lambda e: e.legal_actions())
+    print(f"AEC environment, env() (one process):   {ours:12,.0f} steps/s")
+
+    def wrapped_env():
+        return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env()))
+
+    wrapped = aec_rate(wrapped_env, args.seconds, lambda e: e.unwrapped.legal_actions())
+    print(f"... inside PettingZoo's two wrappers:   {wrapped:12,.0f} steps/s")
     batched = vector_rate(args.envs, args.seconds)
     print(f"VectorEnv, {args.envs} games (every core):   {batched:12,.0f} steps/s")
     make = theirs()
@@ -72,7 +80,7 @@ def main() -> None:
 
     rate = aec_rate(lambda: make(render_mode=None), args.seconds, lambda e: np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist())
     print(f"fanorona-aec 3.0.2 AEC environment:     {rate:12,.0f} steps/s")
-    print(f"ratios: AEC {ours / rate:,.0f}x, VectorEnv {batched / rate:,.0f}x")
+    print(f"ratios to fanorona-aec: env() {ours / rate:,.0f}x, VectorEnv {batched / rate:,.0f}x")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,17 @@ def test_an_illegal_aec_action_loses_for_its_player():
     assert e.infos["player_0"]["illegal_move"]
 
 
+def test_aec_calls_out_of_order_or_range_are_refused():
+    e = env()
+    with pytest.raises(f.FanoronaError, match="before reset"):
+        e.step(0)
+    with pytest.raises(f.FanoronaError, match="before reset"):
+        e.observe("player_0")
+    e.reset()
+    e.step(f.ACTION_COUNT + 7)  # out of the action space: an illegal action
+    assert e.rewards["player_0"] == -1 and e.terminations["player_1"]
+
+
 def test_aec_reset_from_a_position():
     e = raw_env()
     e.reset(options={"fen": "9/9/9/9/W1B6 b 0 1"})
