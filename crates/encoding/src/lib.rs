@@ -150,13 +150,18 @@ pub fn encode(pos: &Position, ctx: Context, out: &mut [f32]) {
 pub fn action_index(action: Action, side: Color) -> usize {
     match action {
         Action::EndTurn => END_TURN_INDEX,
-        Action::Step(step) => step_index(orientation(side).step(step)),
+        Action::Step(step) => {
+            let (from, dir) = (step.from().index(), step.dir().index());
+            // The half turn for Black, in arithmetic (this runs for every legal action of
+            // every position encoded): point `p` becomes `44 - p`, a direction its opposite
+            // (directions are numbered clockwise, so four further on).
+            let (from, dir) = match side {
+                Color::White => (from, dir),
+                Color::Black => (NUM_POINTS - 1 - from, (dir + 4) % 8),
+            };
+            (from * 8 + dir) * 3 + step.kind().index()
+        }
     }
-}
-
-#[inline]
-fn step_index(step: Step) -> usize {
-    (step.from().index() * 8 + step.dir().index()) * 3 + step.kind().index()
 }
 
 /// The action with policy index `index` for a position where `side` is to move, or `None`

@@ -11,16 +11,19 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use crate::game::{PyGame, fail, rules, write_mask};
+use crate::game::{PyGame, fail, rules};
 
 /// Games a worker takes at once: small enough to share 1,024 games between cores, large
 /// enough that scheduling costs nothing.
 const CHUNK: usize = 32;
 
-/// One game of the batch and its random stream (for `sample_actions`).
+/// One game of the batch, its random stream (for `sample_actions`) and its legal actions
+/// as policy indices (kept from the last observation: sampling and checking actions need
+/// no move generation).
 struct Slot {
     game: Game,
     rng: SmallRng,
+    legal: Vec<u16>,
 }
 
 /// What one step of the batch returns, one entry per game.
@@ -69,12 +72,21 @@ impl Outputs {
     }
 }
 
-/// Writes game `game`'s observation, mask and side to move into its outputs.
-fn observe(game: &Game, planes: &mut [f32], mask: &mut [bool], to_move: &mut i8) {
+/// Writes the slot's observation, mask and side to move into its outputs, and keeps its legal
+/// actions.
+fn observe(slot: &mut Slot, planes: &mut [f32], mask: &mut [bool], to_move: &mut i8) {
+    let game = &slot.game;
     let pos = game.position();
+    let side = pos.side_to_move();
     encoding::encode(pos, Context::of(game), planes);
-    write_mask(pos, mask);
-    *to_move = pos.side_to_move().index() as i8;
+    mask.fill(false);
+    slot.legal.clear();
+    for &action in pos.legal_actions().iter() {
+        let index = encoding::action_index(action, side);
+        mask[index] = true;
+        slot.legal.push(index as u16);
+    }
+    *to_move = side.index() as i8;
 }
 
 /// Many games of Fanorona stepped together in Rust (every core, the interpreter released),
@@ -98,9 +110,20 @@ pub struct PyVectorEnv {
 
 fn slots(n: usize, seed: u64, rules: Rules) -> Vec<Slot> {
     (0..n)
-        .map(|i| Slot {
-            game: Game::new(rules),
-            rng: SmallRng::seed_from_u64(fanorona_mcts::derive_seed(seed, i as u64)),
+        .map(|i| {
+            let game = Game::new(rules);
+            let side = game.position().side_to_move();
+            let legal = game
+                .position()
+                .legal_actions()
+                .iter()
+                .map(|&a| encoding::action_index(a, side) as u16)
+                .collect();
+            Slot {
+                game,
+                rng: SmallRng::seed_from_u64(fanorona_mcts::derive_seed(seed, i as u64)),
+                legal,
+            }
         })
         .collect()
 }
@@ -195,12 +218,7 @@ impl PyVectorEnv {
                 slots
                     .par_iter_mut()
                     .with_min_len(CHUNK)
-                    .map(|slot| {
-                        let pos = slot.game.position();
-                        let legal = pos.legal_actions();
-                        let action = legal[slot.rng.random_range(0..legal.len())];
-                        encoding::action_index(action, pos.side_to_move()) as i64
-                    })
+                    .map(|slot| i64::from(slot.legal[slot.rng.random_range(0..slot.legal.len())]))
                     .collect()
             })
         });
@@ -232,10 +250,10 @@ impl PyVectorEnv {
                 .enumerate()
                 .map(|(i, (slot, &index))| {
                     let side = slot.game.position().side_to_move();
-                    usize::try_from(index)
+                    u16::try_from(index)
                         .ok()
-                        .and_then(|x| encoding::index_action(x, side))
-                        .filter(|&a| slot.game.position().is_legal(a))
+                        .filter(|x| slot.legal.contains(x))
+                        .and_then(|x| encoding::index_action(usize::from(x), side))
                         .ok_or_else(|| {
                             format!(
                                 "game {i}: action {index} is not legal in {}",
@@ -283,7 +301,7 @@ impl PyVectorEnv {
                                     slot.game = Game::new(rules);
                                 }
                             }
-                            observe(&slot.game, planes, mask, to_move);
+                            observe(slot, planes, mask, to_move);
                         },
                     );
             });
