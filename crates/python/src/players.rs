@@ -171,6 +171,11 @@ impl PyTablebase {
             PositionArg::Game(game) => *game.game.position(),
             PositionArg::Text(text) => text.parse::<Position>().map_err(fail)?,
         };
+        if !pos.is_turn_start() {
+            return Err(fail(
+                "the tables answer for positions at the start of a turn, not during a capture chain",
+            ));
+        }
         if !self.tables.covers(&pos) {
             return Ok(None);
         }

@@ -138,9 +138,10 @@ impl PyVectorEnv {
         no_progress_limit: u32,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        if !(1..=1 << 20).contains(&num_envs) {
+        // 65,536 games' planes and masks are 260 MB a step.
+        if !(1..=1 << 16).contains(&num_envs) {
             return Err(fail(format!(
-                "num_envs {num_envs} is out of range: expected 1 to 1048576"
+                "num_envs {num_envs} is out of range: expected 1 to 65536"
             )));
         }
         let threads = threads.unwrap_or_else(|| {

@@ -58,6 +58,10 @@ def test_table_probes_agree_with_play():
     assert tb.probe("B8/9/9/9/8W w 0 1") == ("draw", 0)
     assert tb.probe(f.Game("9/9/9/9/W1B6 w 0 1")) == ("win", 1)
     assert tb.probe(f.START_FEN) is None
+    chain = f.Game("2B6/9/BW2B4/9/7W1 w 0 1")
+    chain.step("b3c3w")
+    with pytest.raises(f.FanoronaError, match="capture chain"):
+        tb.probe(chain)
     # The table's player keeps the result it promises.
     p = f.Player("alphabeta:depth=1", tablebases=TABLES)
     g = f.Game("9/9/9/1B7/W1W6 b 0 1")

@@ -50,6 +50,8 @@ def test_an_illegal_action_moves_no_game():
         env.step(good[:3])
     with pytest.raises(f.FanoronaError, match="num_envs"):
         f.VectorEnv(0)
+    with pytest.raises(f.FanoronaError, match="num_envs"):
+        f.VectorEnv(1 << 17)
     with pytest.raises(f.FanoronaError, match="does not exist"):
         env.game(9)
 
