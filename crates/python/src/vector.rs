@@ -3,7 +3,7 @@
 use fanorona_encoding::{self as encoding, ACTION_COUNT, Context, INPUT_LEN, INPUT_PLANES};
 use fanorona_engine::{Action, Game, HEIGHT, Rules, WIDTH};
 use numpy::ndarray::Array;
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{AllowTypeChange, IntoPyArray, PyArrayLike1};
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -191,13 +191,13 @@ impl PyVectorEnv {
         (all.get_item(0)?, all.get_item(4)?).into_bound_py_any(py)
     }
 
-    /// Plays `actions[i]` in game `i` (`int64[n]` policy indices) and returns
-    /// `(obs, rewards, terminated, truncated, info)`. An illegal action raises
+    /// Plays `actions[i]` in game `i` (policy indices: an integer array or a list, `n` long)
+    /// and returns `(obs, rewards, terminated, truncated, info)`. An illegal action raises
     /// `FanoronaError` naming the game, and no game moves.
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
+        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
         let actions: Vec<i64> = actions.as_array().iter().copied().collect();
         if actions.len() != self.slots.len() {

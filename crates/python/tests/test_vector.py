@@ -46,6 +46,8 @@ def test_an_illegal_action_moves_no_game():
     with pytest.raises(f.FanoronaError, match="game 2"):
         env.step(bad)
     assert all(env.game(i).fen == f.START_FEN for i in range(4))
+    # Any integer array or a list will do.
+    env.step(good.astype(np.int32).tolist())
     with pytest.raises(f.FanoronaError, match="3 actions for 4 games"):
         env.step(good[:3])
     with pytest.raises(f.FanoronaError, match="num_envs"):

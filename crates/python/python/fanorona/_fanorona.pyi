@@ -90,7 +90,7 @@ class VectorEnv:
     def reset(self, *, seed: int | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Starts every game again; returns (obs, info)."""
     def step(
-        self, actions: npt.NDArray[np.int64]
+        self, actions: npt.ArrayLike
     ) -> tuple[
         npt.NDArray[np.float32],
         npt.NDArray[np.float32],
