@@ -12,6 +12,8 @@ import fanorona as f
 from fanorona.envs import FanoronaEnv, env, raw_env
 
 
+# api_test's two notes on a dict observation (every masked PettingZoo game has one).
+@pytest.mark.filterwarnings("ignore:Observation")
 def test_pettingzoo_api_test_passes():
     api_test(env(), num_cycles=300)
 
