@@ -19,8 +19,11 @@ MATURIN_PEP517_ARGS="--profile dev" "$VENV/bin/pip" install --quiet --disable-pi
 
 TABLES="$PWD/target/python-test-tables"
 if [ ! -f "$TABLES/2v1.fnwdl" ]; then
-  # The dev build: the Rust tests built it already (a release build would compile burn again).
-  cargo run --quiet -p fanorona -- tablebase build --stones 3 --out "$TABLES" >/dev/null
+  # The binary the Rust tests built (`cargo run` would link it again: its features differ from
+  # the whole workspace's); built here only when this script runs alone.
+  BIN="$PWD/target/debug/fanorona"
+  [ -x "$BIN" ] || cargo build --quiet -p fanorona
+  "$BIN" tablebase build --stones 3 --out "$TABLES" >/dev/null
 fi
 
 # From the repository's root, so the README test finds README.md; the installed package, not
