@@ -64,7 +64,7 @@ pub(crate) fn turn_actions(pos: &Position, turn: &Turn) -> Vec<Action> {
     for &action in &actions {
         after = after.apply(action);
     }
-    if after.chain().is_some() && after.side_to_move() == pos.side_to_move() {
+    if !after.is_turn_start() {
         actions.push(Action::EndTurn);
     }
     actions

@@ -48,19 +48,33 @@ impl Outputs {
         }
     }
 
-    /// `(obs, rewards, terminated, truncated, info)` as numpy arrays.
-    fn into_python(self, py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
-        let n = self.reward.len();
-        let obs = Array::from_shape_vec((n, INPUT_PLANES, HEIGHT, WIDTH), self.planes)
+    /// `(obs, info)` as numpy arrays and a dict (what `reset` returns).
+    fn observation<'py>(
+        planes: Vec<f32>,
+        mask: Vec<bool>,
+        to_move: Vec<i8>,
+        winner: Vec<i8>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let n = to_move.len();
+        let obs = Array::from_shape_vec((n, INPUT_PLANES, HEIGHT, WIDTH), planes)
             .expect("planes of n games")
-            .into_pyarray(py);
-        let mask = Array::from_shape_vec((n, ACTION_COUNT), self.mask)
+            .into_pyarray(py)
+            .into_any();
+        let mask = Array::from_shape_vec((n, ACTION_COUNT), mask)
             .expect("masks of n games")
             .into_pyarray(py);
         let info = PyDict::new(py);
         info.set_item("action_mask", mask)?;
-        info.set_item("to_move", self.to_move.into_pyarray(py))?;
-        info.set_item("winner", self.winner.into_pyarray(py))?;
+        info.set_item("to_move", to_move.into_pyarray(py))?;
+        info.set_item("winner", winner.into_pyarray(py))?;
+        Ok((obs, info))
+    }
+
+    /// `(obs, rewards, terminated, truncated, info)` as numpy arrays.
+    fn into_python(self, py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
+        let n = self.reward.len();
+        let (obs, info) = Self::observation(self.planes, self.mask, self.to_move, self.winner, py)?;
         (
             obs,
             self.reward.into_pyarray(py),
@@ -187,8 +201,8 @@ impl PyVectorEnv {
             }
         }
         let out = self.run(py, None);
-        let all = out.into_python(py)?;
-        (all.get_item(0)?, all.get_item(4)?).into_bound_py_any(py)
+        Outputs::observation(out.planes, out.mask, out.to_move, out.winner, py)?
+            .into_bound_py_any(py)
     }
 
     /// Plays `actions[i]` in game `i` (policy indices: an integer array or a list, `n` long)
