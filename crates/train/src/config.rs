@@ -153,7 +153,8 @@ pub struct EvalSection {
     /// flattened (1 to 100).
     pub deepen_after: u32,
     /// The pooled score against the previous checkpoint below which learning counts as
-    /// flattened and the teacher deepens (0.5 to 1).
+    /// flattened and the teacher deepens (0.5 to 1; 1 deepens after every `deepen_after`
+    /// ratings, whatever they scored).
     pub deepen_below: f32,
 }
 

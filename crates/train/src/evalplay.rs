@@ -578,8 +578,8 @@ impl Teacher {
 
     /// Takes a new rating against the previous checkpoint into account: when the last
     /// `eval.deepen_after` of them together score below `eval.deepen_below` (the newest
-    /// evaluation no longer clearly beats the one before), the teacher searches one turn
-    /// deeper (up to `eval.depth_max`) and starts counting again. Returns the line that says
+    /// evaluation no longer clearly beats the one before; a threshold of 1 counts every
+    /// score, a clean sweep included), the teacher searches one turn deeper (up to `eval.depth_max`) and starts counting again. Returns the line that says
     /// so, when it deepens.
     /// `previous` is the wins, draws and losses against the previous checkpoint.
     pub fn after_rating(&mut self, e: &EvalSection, previous: Option<[u32; 3]>) -> Option<String> {
@@ -602,14 +602,15 @@ impl Teacher {
             .fold([0, 0, 0], |a, r| [a[0] + r[0], a[1] + r[1], a[2] + r[2]]);
         let games = (w + d + l).max(1);
         let score = (f64::from(w) + f64::from(d) / 2.0) / f64::from(games);
-        if score >= f64::from(e.deepen_below) {
+        // A threshold of 1 deepens after every `deepen_after` ratings, whatever they scored.
+        if score >= f64::from(e.deepen_below) && e.deepen_below < 1.0 {
             return None;
         }
         self.depth = depth + 1;
         self.recent.clear();
         Some(format!(
             "teacher: self-play now searches {} turns deep (the last {keep} ratings against \
-             the previous checkpoint scored {:.1}% over {games} games, below {:.1}%)",
+             the previous checkpoint scored {:.1}% over {games} games, threshold {:.1}%)",
             self.depth,
             score * 100.0,
             f64::from(e.deepen_below) * 100.0
@@ -667,6 +668,19 @@ mod tests {
             assert_eq!(t.after_rating(&e, Some([0, 0, 20])), None);
         }
         assert_eq!(t.depth(&e), 5);
+    }
+
+    #[test]
+    fn a_threshold_of_one_deepens_even_after_clean_sweeps() {
+        let e = EvalSection {
+            deepen_after: 2,
+            deepen_below: 1.0,
+            ..section(2, 4)
+        };
+        let mut t = Teacher::default();
+        assert_eq!(t.after_rating(&e, Some([20, 0, 0])), None);
+        assert!(t.after_rating(&e, Some([20, 0, 0])).is_some());
+        assert_eq!(t.depth(&e), 3);
     }
 
     #[test]
