@@ -460,6 +460,72 @@ fn rate_run(dir: &Path) -> (Vec<String>, String) {
 }
 
 #[test]
+fn an_expert_teaches_the_network_first_then_the_network_plays_itself() {
+    let dir = temp_dir("e2e-expert");
+    let text = std::fs::read_to_string(tiny_config()).unwrap()
+        + "\n[expert]\nuntil_steps = 12\ndepth = 1\nrandom_opening_turns = 2\n";
+    let config = dir.join("expert.toml");
+    std::fs::write(&config, text).unwrap();
+    let run_dir = dir.join("run");
+    let out = run(&mut train_with(&config, &run_dir, 4));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned()
+        + &String::from_utf8_lossy(&out.stderr)
+        + &std::fs::read_to_string(run_dir.join("train.log")).unwrap();
+    // Six steps a generation: generations 0 and 1 (0 and 6 steps) are the expert's, 2 and 3
+    // (12 and 18 steps) the network's own.
+    for generation in [0, 1] {
+        assert!(
+            said.contains(&format!("gen {generation} expert play:")),
+            "{said}"
+        );
+    }
+    for generation in [2, 3] {
+        assert!(
+            said.contains(&format!("gen {generation} self-play:")),
+            "{said}"
+        );
+        assert!(
+            !said.contains(&format!("gen {generation} expert")),
+            "{said}"
+        );
+    }
+    // The expert's shards hold the network's samples: turn starts and states in the middle
+    // of a chain, each with a policy over that state's legal actions and the searched value.
+    let (mut starts, mut chains) = (0, 0);
+    for name in names(&run_dir.join("selfplay"), ".shard") {
+        if !name.starts_with("sp-g000000-") && !name.starts_with("sp-g000001-") {
+            continue;
+        }
+        let shard = read_shard(&run_dir.join("selfplay").join(&name)).unwrap();
+        assert!(shard.scored.is_empty() && !shard.games.is_empty(), "{name}");
+        for s in &shard.samples {
+            assert!(
+                s.target_problem().is_none(),
+                "{name}: {:?}",
+                s.target_problem()
+            );
+            assert!(s.search_wdl.is_some(), "{name}: the searched value");
+            let at = s.position().unwrap();
+            let legal: Vec<u16> = at
+                .legal_actions()
+                .iter()
+                .map(|&a| fanorona_train::replay::absolute_index(a))
+                .collect();
+            assert!(s.policy.iter().all(|(i, _)| legal.contains(i)), "{name}");
+            if s.chain_steps.is_empty() {
+                starts += 1;
+            } else {
+                chains += 1;
+            }
+        }
+    }
+    assert!(
+        starts > 50 && chains > 0,
+        "{starts} turn starts, {chains} chain states"
+    );
+}
+
+#[test]
 fn an_evaluation_learns_from_nodes_of_the_search_tree_and_its_teacher_deepens() {
     let dir = temp_dir("e2e-eval-tree");
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");

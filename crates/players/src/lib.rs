@@ -34,8 +34,8 @@ pub mod tables;
 mod uct;
 
 pub use alphabeta::{
-    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Judgement, LEARNED_MAX, LeafJudge, ScoreBound,
-    SearchedNode, evaluate,
+    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Judgement, LEARNED_MAX, LeafJudge, RootTurn,
+    ScoreBound, SearchedNode, evaluate,
 };
 pub use greedy::GreedyPlayer;
 pub use opening::random_opening;

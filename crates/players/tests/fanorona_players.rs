@@ -212,6 +212,64 @@ fn alphabeta_agrees_with_plain_negamax() {
     assert!(checked >= 20, "only {checked} positions checked");
 }
 
+#[test]
+fn root_turns_within_the_margin_get_the_plain_negamax_value_and_the_rest_a_true_upper_bound() {
+    const MARGIN: i32 = 60;
+    let (mut exact_seen, mut bounds_seen) = (0, 0);
+    for seed in 0..6u64 {
+        for plies in [3, 9, 17, 25] {
+            let mut g = Game::new(Rules::default());
+            for t in fanorona_players::random_opening(seed, plies, Rules::default()) {
+                g.play_turn(&t).unwrap();
+            }
+            if g.position().count_turns() > 40 || g.position().count_turns() < 2 {
+                continue;
+            }
+            for depth in [1, 2, 3] {
+                let mut player = AlphaBetaPlayer::new(AlphaBetaConfig {
+                    depth: Some(depth),
+                    quiescence: 0,
+                    tt_mebibytes: 1,
+                    ..AlphaBetaConfig::default()
+                })
+                .score_root_turns(MARGIN as u32);
+                let choice = player.choose(&g, None).unwrap();
+                let roots = player.take_root_scores();
+                assert_eq!(
+                    roots.len() as u64,
+                    g.position().count_turns(),
+                    "every root turn"
+                );
+                let truth = |turn: &Turn| {
+                    let child = g.position().try_play_turn(turn).unwrap();
+                    -reference_negamax(&child, depth - 1, 1)
+                };
+                let best = reference_negamax(g.position(), depth, 0);
+                let chosen = roots.iter().find(|r| r.turn == choice.turn).unwrap();
+                assert!(
+                    chosen.exact && chosen.value == best,
+                    "seed {seed} depth {depth}"
+                );
+                for r in &roots {
+                    let value = truth(&r.turn);
+                    if r.exact {
+                        assert_eq!(r.value, value, "seed {seed} plies {plies} depth {depth}");
+                        exact_seen += 1;
+                    } else {
+                        assert!(value <= r.value, "a bound below the value");
+                        assert!(value <= best - MARGIN, "a turn within the margin unscored");
+                        bounds_seen += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        exact_seen >= 50 && bounds_seen >= 50,
+        "{exact_seen} exact, {bounds_seen} bounds"
+    );
+}
+
 /// White's stone shuttles a1-a2-b2-a2-b2 while Black's i5 shuttles to h5 and back, all paika
 /// (the two sides are far apart). Afterwards White (on b2, to move) has seen the position
 /// "White a2, Black i5 and i4, Black to move" twice, so b2a2 makes it a third time: a draw.

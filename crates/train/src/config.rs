@@ -89,6 +89,59 @@ pub struct TrainConfig {
     /// Endgame tables in self-play.
     #[serde(default)]
     pub tablebase: TablebaseSection,
+    /// The expert that teaches a network run first (expert iteration).
+    #[serde(default)]
+    pub expert: ExpertSection,
+}
+
+/// `[expert]`: the expert phase of a `kind = "network"` run (expert iteration: the apprentice
+/// network learns the choices and scores of a stronger search).
+///
+/// Until the network has trained `until_steps` optimiser steps, a generation's games are
+/// played by the alpha-beta player with the evaluation `evaluation`, `depth` turns deep, not by
+/// the network's MCTS. Each game starts with `random_opening_turns` random turns, and after
+/// them a share `random_turn_share` of the turns is played at random. At every searched turn
+/// start the search scores each turn within `3 * temperature` centi-stones of the best exactly;
+/// the policy target is the softmax of those scores over `temperature` (whole turns, spread
+/// over the steps: a turn start and every state in the middle of the played chain are
+/// samples), and the searched value `tanh(score / value_scale)` is the sample's search value,
+/// weighted in the value target by `training.search_value_weight` against the game's result.
+/// From `until_steps` on, self-play is the network's own, as without the section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExpertSection {
+    /// Optimiser steps the expert teaches for (0: no expert phase, the default).
+    pub until_steps: u64,
+    /// The expert's evaluation: `learned` (the one this program ships) or an evaluation file.
+    pub evaluation: String,
+    /// Whole turns the expert searches (1 to 8).
+    pub depth: u32,
+    /// Capture turns its quiescence extension plays out below the depth (0 to 32).
+    pub quiescence: u32,
+    /// Centi-stones of score difference that make one turn e (2.718) times as likely as
+    /// another in the policy target (5 to 1000).
+    pub temperature: f32,
+    /// Centi-stones of the expert's score read as the value `tanh(1)` (10 to 10000).
+    pub value_scale: f32,
+    /// Random turns from the start position before the expert searches (0 to 64).
+    pub random_opening_turns: u32,
+    /// Share of the later turns played at random, and not recorded (0 to 0.5).
+    pub random_turn_share: f32,
+}
+
+impl Default for ExpertSection {
+    fn default() -> Self {
+        ExpertSection {
+            until_steps: 0,
+            evaluation: fanorona_specs::SHIPPED_EVAL.to_string(),
+            depth: 4,
+            quiescence: 4,
+            temperature: 40.0,
+            value_scale: 300.0,
+            random_opening_turns: 4,
+            random_turn_share: 0.05,
+        }
+    }
 }
 
 /// What a run trains.
@@ -559,7 +612,61 @@ impl TrainConfig {
         self.validate_checkpoints(&v)?;
         self.validate_evaluation(&v)?;
         self.validate_eval(&v)?;
+        self.validate_expert(&v)?;
         self.validate_tablebase(&v)
+    }
+
+    /// `[expert]`.
+    fn validate_expert(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
+        let e = &self.expert;
+        v.check(
+            e.until_steps == 0 || self.kind == ModelKind::Network,
+            "expert.until_steps",
+            e.until_steps.to_string(),
+            "an expert teaches only a network run (kind = \"network\")",
+        )?;
+        v.check(
+            !e.evaluation.trim().is_empty(),
+            "expert.evaluation",
+            format!("{:?}", e.evaluation),
+            "must be \"learned\" or an evaluation file",
+        )?;
+        v.check(
+            (1..=8).contains(&e.depth),
+            "expert.depth",
+            e.depth.to_string(),
+            "must be 1 to 8",
+        )?;
+        v.check(
+            e.quiescence <= 32,
+            "expert.quiescence",
+            e.quiescence.to_string(),
+            "must be 0 to 32",
+        )?;
+        v.check(
+            e.temperature.is_finite() && (5.0..=1000.0).contains(&e.temperature),
+            "expert.temperature",
+            e.temperature.to_string(),
+            "must be 5 to 1000 centi-stones",
+        )?;
+        v.check(
+            e.value_scale.is_finite() && (10.0..=10_000.0).contains(&e.value_scale),
+            "expert.value_scale",
+            e.value_scale.to_string(),
+            "must be 10 to 10000 centi-stones",
+        )?;
+        v.check(
+            e.random_opening_turns <= 64,
+            "expert.random_opening_turns",
+            e.random_opening_turns.to_string(),
+            "must be 0 to 64",
+        )?;
+        v.check(
+            e.random_turn_share.is_finite() && (0.0..=0.5).contains(&e.random_turn_share),
+            "expert.random_turn_share",
+            e.random_turn_share.to_string(),
+            "must be in [0, 0.5]",
+        )
     }
 
     /// `[eval]`.
@@ -1005,6 +1112,18 @@ mod tests {
             (
                 "[training]\nsearch_value_weight = 1.5",
                 "training.search_value_weight",
+            ),
+            ("[expert]\ndepth = 0", "expert.depth"),
+            ("[expert]\ntemperature = 0.5", "expert.temperature"),
+            ("[expert]\nevaluation = \" \"", "expert.evaluation"),
+            ("[expert]\nvalue_scale = inf", "expert.value_scale"),
+            (
+                "[expert]\nrandom_turn_share = 0.9",
+                "expert.random_turn_share",
+            ),
+            (
+                "kind = \"eval\"\n[expert]\nuntil_steps = 10",
+                "expert.until_steps",
             ),
             ("[evaluation]\ngames = 3", "evaluation.games"),
             ("[evaluation]\ngames = 0", "evaluation.games"),

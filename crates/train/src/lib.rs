@@ -40,6 +40,7 @@
 
 pub mod config;
 pub mod evalplay;
+pub mod expert;
 pub mod metrics;
 pub mod pipeline;
 pub mod rating;

@@ -31,6 +31,7 @@ use crate::config::{ModelKind, OptimizerKind, TrainConfig};
 use crate::evalplay::{
     eval_selfplay_generation, eval_train_phase, evaluation_of, rate_eval_checkpoint,
 };
+use crate::expert::{Expert, expert_generation};
 use crate::metrics::{Metrics, Progress};
 use crate::rating::rate_checkpoint;
 use crate::replay::{GameSummary, ReplayBuffer};
@@ -126,6 +127,7 @@ fn open_run(
         local_selfplay,
         backend,
         teacher: crate::run::Teacher::of(&config_for_teacher)?,
+        expert: crate::expert::Expert::of(&config_for_teacher)?,
     })
 }
 
@@ -426,7 +428,8 @@ fn wait_for_workers(
 }
 
 /// Plays `generation`'s games not yet on disk as `worker`, with what `trainer` trains: the
-/// network searched by MCTS, or the evaluation inside the alpha-beta player.
+/// network searched by MCTS (or the expert while it teaches, `[expert]`), or the evaluation
+/// inside the alpha-beta player.
 fn selfplay_round(
     run: &mut Run,
     trainer: &Learner,
@@ -435,6 +438,10 @@ fn selfplay_round(
     worker: &str,
 ) -> Result<crate::selfplay_phase::SelfPlayReport, TrainError> {
     match trainer {
+        Learner::Network(t) if Expert::teaches(&run.config, t.steps()) && run.expert.is_some() => {
+            let expert = run.expert.clone().expect("checked above");
+            expert_generation(run, generation, &expert, t.steps(), worker)
+        }
         Learner::Network(t) => {
             let net = SelfPlayNet {
                 model: run.selfplay_model(t, state)?,

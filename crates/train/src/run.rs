@@ -156,6 +156,8 @@ pub struct Run {
     pub backend: fanorona_net::Backend,
     /// The value teacher of `training.value_teacher`, when set.
     pub teacher: Option<Teacher>,
+    /// The expert of `[expert]`, when the run has an expert phase.
+    pub expert: Option<crate::expert::Expert>,
 }
 
 /// A stronger search judging every ingested sample for the network's value target

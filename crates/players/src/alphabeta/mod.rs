@@ -108,6 +108,23 @@ impl SearchedNode {
     }
 }
 
+/// A turn at the root of the last search with what the search found out about it
+/// ([`AlphaBetaPlayer::score_root_turns`]): a policy target for a network taught by the search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootTurn {
+    /// The turn.
+    pub turn: Turn,
+    /// Its score for the mover, as reported.
+    pub score: Score,
+    /// The search's own number for the score: centi-stones for an evaluation, larger than any
+    /// evaluation for a win (larger still the sooner), the negatives for losses. Comparable
+    /// between the turns of one search.
+    pub value: i32,
+    /// Whether `score` is the turn's value (`false`: an upper bound, the turn is worse than
+    /// the best by more than the margin).
+    pub exact: bool,
+}
+
 /// The alpha-beta player: turn-level negamax with alpha-beta pruning.
 ///
 /// - **Search**: principal variation search over whole turns ([`Position::for_each_turn`], which
@@ -149,6 +166,11 @@ pub struct AlphaBetaPlayer {
     /// The nodes of the last search's deepest iteration, when recording
     /// ([`AlphaBetaPlayer::record_nodes`]).
     recorded: Option<Vec<RawNode>>,
+    /// Root turns within this many centi-stones of the best get exact scores
+    /// ([`AlphaBetaPlayer::score_root_turns`]).
+    root_margin: Option<i32>,
+    /// The root turns of the last search's deepest completed iteration, when scoring them.
+    root_scores: Vec<RootTurn>,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -184,7 +206,25 @@ impl AlphaBetaPlayer {
             stop: Stop::new(),
             eval: Evaluation::Handwritten,
             recorded: None,
+            root_margin: None,
+            root_scores: Vec::new(),
         }
+    }
+
+    /// Scores every root turn within `margin` centi-stones of the best exactly (a principal
+    /// variation search whose null windows sit `margin` below the best score so far, so that
+    /// each such turn is searched again with an open window), and the others with an upper
+    /// bound, for [`AlphaBetaPlayer::take_root_scores`]. The turn chosen does not change; the
+    /// search costs more, the more turns lie within the margin. Off by default.
+    pub fn score_root_turns(mut self, margin: u32) -> Self {
+        self.root_margin = Some(margin.min(10_000) as i32);
+        self
+    }
+
+    /// The root turns the last search scored (empty when not scoring them, and for a turn
+    /// found in the tables; a forced turn comes alone, exact only when it ends the game).
+    pub fn take_root_scores(&mut self) -> Vec<RootTurn> {
+        std::mem::take(&mut self.root_scores)
     }
 
     /// Keeps the nodes below the root that each search's deepest iteration searches, with
@@ -303,11 +343,21 @@ impl AlphaBetaPlayer {
             depth: None,
             nodes: 1,
         };
+        self.root_scores.clear();
         if roots.len() == 1 {
             // A forced turn: played without searching (scored only if it ends the game).
             best.score = decided[0];
+            if self.root_margin.is_some() {
+                self.root_scores.push(RootTurn {
+                    turn: roots[0].0,
+                    score: score_of(decided[0].unwrap_or(0)),
+                    value: decided[0].unwrap_or(0),
+                    exact: decided[0].is_some(),
+                });
+            }
             return best;
         }
+        let margin = self.root_margin;
         let root_index = self.history.len() - 1;
         let mut searcher = Searcher {
             tt: &mut self.tt,
@@ -332,7 +382,7 @@ impl AlphaBetaPlayer {
         for depth in 1..=last {
             searcher.recording = depth == last;
             let iteration_best =
-                root_iteration(&mut searcher, &roots, &decided, depth, &mut scores);
+                root_iteration(&mut searcher, &roots, &decided, depth, &mut scores, margin);
             // An interrupted iteration still counts for the turns it finished: the previous
             // best was searched first, so anything that beat it is better at this depth.
             if let Some((i, score)) = iteration_best {
@@ -343,6 +393,18 @@ impl AlphaBetaPlayer {
                 break;
             }
             best.depth = Some(depth);
+            if let (Some(margin), Some((_, top))) = (margin, iteration_best) {
+                self.root_scores = (0..roots.len())
+                    .map(|i| RootTurn {
+                        turn: roots[i].0,
+                        score: score_of(scores[i]),
+                        value: scores[i],
+                        exact: i == 0
+                            || decided[i].is_some()
+                            || scores[i] > window_floor(top, margin),
+                    })
+                    .collect();
+            }
             // Best turn first, the others by their (bound) scores.
             let mut order: Vec<usize> = (0..roots.len()).collect();
             order.sort_by(|&a, &b| scores[b].cmp(&scores[a]));
@@ -363,27 +425,40 @@ impl AlphaBetaPlayer {
     }
 }
 
+/// The score above which a root turn is scored exactly when the best so far is `best` and the
+/// margin `margin` (never below the lowest score).
+fn window_floor(best: i32, margin: i32) -> i32 {
+    best.saturating_sub(margin).max(-INF + 1)
+}
+
 /// One iteration of iterative deepening over the root turns (principal variation search):
-/// fills `scores` for the turns it finishes and returns the best of them, if any.
+/// fills `scores` for the turns it finishes and returns the best of them, if any. With a
+/// `margin`, the null windows sit that far below the best score so far: every turn within the
+/// margin of the best gets its exact score, the others an upper bound.
 fn root_iteration(
     searcher: &mut Searcher<'_>,
     roots: &[(Turn, Child)],
     decided: &[Option<i32>],
     depth: u32,
     scores: &mut [i32],
+    margin: Option<i32>,
 ) -> Option<(usize, i32)> {
     let mut alpha = -INF;
     let beta = INF;
     let mut iteration_best: Option<(usize, i32)> = None;
     for (i, (_, child)) in roots.iter().enumerate() {
+        let floor = match margin {
+            Some(m) if alpha > -INF => window_floor(alpha, m),
+            _ => alpha,
+        };
         let score = if let Some(score) = decided[i] {
             score
         } else if i == 0 {
             -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
         } else {
-            let s = -searcher.negamax(&child.pos, depth - 1, -alpha - 1, -alpha, 1);
-            if s > alpha && !searcher.stopped {
-                -searcher.negamax(&child.pos, depth - 1, -beta, -alpha, 1)
+            let s = -searcher.negamax(&child.pos, depth - 1, -floor - 1, -floor, 1);
+            if s > floor && !searcher.stopped {
+                -searcher.negamax(&child.pos, depth - 1, -beta, -floor, 1)
             } else {
                 s
             }
