@@ -132,6 +132,11 @@ pub struct SearchConfig {
     pub dirichlet_weight: f32,
     /// Keep the subtree of the played action between searches.
     pub reuse_tree: bool,
+    /// MCTS-Solver: results proven in the tree (terminal wins, and the endgame tables' where
+    /// the state reports them as terminal) are carried up, a proven node is valued exactly, a
+    /// proven root ends the search, and the move played is a proven win where there is one
+    /// and never a proven loss where another move is not.
+    pub solver: bool,
     /// Temperature used to pick the move from PUCT visit counts.
     pub temperature: TemperatureSchedule,
     /// Gumbel root search parameters.
@@ -152,6 +157,7 @@ impl Default for SearchConfig {
             dirichlet_alpha: 0.3,
             dirichlet_weight: 0.25,
             reuse_tree: true,
+            solver: true,
             temperature: TemperatureSchedule::default(),
             gumbel: GumbelConfig::default(),
         }

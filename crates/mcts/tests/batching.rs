@@ -4,17 +4,19 @@
 mod common;
 
 use common::Recording;
-use common::games::{Nim, TicTacToe, Wide};
+use common::games::{ChainNim, Nim, TicTacToe, Wide};
 use fanorona_mcts::scheduler::{Schedule, evaluate_pending, record_games};
 use fanorona_mcts::{
     Algorithm, RolloutEvaluator, Search, SearchConfig, SearchState, UniformEvaluator,
 };
 use proptest::prelude::*;
 
+/// A search of `simulations` without the solver (whose proofs may end a search early).
 fn config(simulations: u32, batch_size: u32) -> SearchConfig {
     SearchConfig {
         simulations,
         batch_size,
+        solver: false,
         ..SearchConfig::default()
     }
 }
@@ -217,6 +219,62 @@ proptest! {
         prop_assert!((result.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         prop_assert!(result.actions.contains(&result.chosen));
     }
+
+    /// With the solver, a search that ends before its budget has proven the root, and what it
+    /// proved is Nim's theory (the mover wins unless the pile is a multiple of four); a root
+    /// proven won is played by a move that leaves a multiple of four, in Nim and in the
+    /// chain version whose turns are several actions of one player.
+    #[test]
+    fn the_solver_proves_only_what_is_true_and_plays_the_proven_win(
+        stones in 1u8..24,
+        simulations in 1u32..3000,
+        batch in 1u32..9,
+        gumbel in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let algorithm = if gumbel { Algorithm::Gumbel } else { Algorithm::Puct };
+        let cfg = SearchConfig { algorithm, solver: true, ..config(simulations, batch) };
+        let evaluator = RolloutEvaluator::new(seed);
+        let mut search = Search::new(Nim::new(stones), cfg, seed).unwrap();
+        let result = search.run(&evaluator).unwrap().unwrap().clone();
+        let wins = stones % 4 != 0;
+        if search.root_visits() < simulations {
+            prop_assert_eq!(result.value, if wins { 1.0 } else { -1.0 });
+        }
+        if result.value == 1.0 {
+            prop_assert!(wins);
+            prop_assert_eq!((stones - result.chosen) % 4, 0);
+        }
+        if result.value == -1.0 {
+            prop_assert!(!wins);
+        }
+        let chain = ChainNim::new(stones, 0);
+        let mut search = Search::new(chain.clone(), cfg, seed).unwrap();
+        let result = search.run(&evaluator).unwrap().unwrap().clone();
+        if result.value.abs() == 1.0 {
+            prop_assert_eq!(result.value == 1.0, chain.player_to_move_wins(), "chain nim, {} stones", stones);
+        }
+    }
+}
+
+#[test]
+fn the_solver_ends_a_search_whose_root_it_proves_and_says_so() {
+    // From two stones every line ends within two plies: the root is proven at once.
+    let cfg = SearchConfig {
+        solver: true,
+        ..config(200, 4)
+    };
+    let mut search = Search::new(Nim::new(2), cfg, 0).unwrap();
+    let result = search
+        .run(&UniformEvaluator::default())
+        .unwrap()
+        .unwrap()
+        .clone();
+    assert!(search.root_visits() < 200, "{}", search.root_visits());
+    assert_eq!(result.best, 2);
+    assert_eq!(result.chosen, 2);
+    assert_eq!(result.value, 1.0);
+    assert_eq!(result.wdl, [1.0, 0.0, 0.0]);
 }
 
 /// Fails every call after the first `ok` calls.

@@ -41,6 +41,9 @@ pub struct MctsConfig {
     /// instead of a fresh tree. Anything else (a new game, an undo, a set-up position) starts
     /// afresh.
     pub reuse_across_turns: bool,
+    /// Carry proven wins and losses up the tree and play a proven win (MCTS-Solver, see
+    /// `SearchConfig::solver`).
+    pub solver: bool,
     /// Mix the alpha-beta judge's value into every leaf's value (see [`LeafMix`]); `None`:
     /// the evaluator's value alone.
     pub leaf_mix: Option<LeafMix>,
@@ -63,6 +66,7 @@ impl MctsConfig {
             batch_size: self.batch_size.max(1),
             c_puct: self.c_puct,
             reuse_tree: true,
+            solver: self.solver,
             ..SearchConfig::default().for_match()
         }
     }
@@ -77,6 +81,7 @@ impl Default for MctsConfig {
             seed: 0,
             batch_size: 1,
             reuse_across_turns: true,
+            solver: true,
             leaf_mix: None,
         }
     }

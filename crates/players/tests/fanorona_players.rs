@@ -422,6 +422,34 @@ fn mcts_blocks_the_last_stone() {
     );
 }
 
+/// The zugzwang's win in three turns, proven by the search (MCTS-Solver): the player reports
+/// the exact value 1 and plays a turn after which the plain negamax finds Black lost. Without
+/// the solver the same search only averages towards it.
+#[test]
+fn the_mcts_solver_proves_the_zugzwang_and_plays_a_winning_turn() {
+    let g = game(ZUGZWANG);
+    let mut solving = MctsPlayer::new(MctsConfig {
+        simulations: 4000,
+        ..MctsConfig::default()
+    });
+    let choice = solving.choose(&g, None).unwrap();
+    assert_eq!(choice.info.score, Some(Score::Value(1.0)), "{choice:?}");
+    let child = g.position().try_play_turn(&choice.turn).unwrap();
+    assert!(
+        reference_negamax(&child, 2, 1) <= -(30_000 - 3),
+        "{} does not win",
+        choice.turn
+    );
+    assert!(choice.info.nodes < 4000, "a proven root ends the search");
+    let mut plain = MctsPlayer::new(MctsConfig {
+        simulations: 4000,
+        solver: false,
+        ..MctsConfig::default()
+    });
+    let choice = plain.choose(&g, None).unwrap();
+    assert_ne!(choice.info.score, Some(Score::Value(1.0)), "{choice:?}");
+}
+
 #[test]
 fn mcts_limits() {
     let g = Game::new(Rules::default());

@@ -303,6 +303,12 @@ pub mod shared {
         true,
         "keep the search tree across the opponent's reply (`off`: a fresh tree every turn)",
     );
+    /// `solver`.
+    pub const SOLVER: Key = Key::switch(
+        "solver",
+        true,
+        "carry proven wins and losses up the search tree and play a proven win (`off`: values alone)",
+    );
     /// `mix`.
     pub const MIX: Key = Key::number(
         "mix",
@@ -421,7 +427,7 @@ pub mod net {
     );
 }
 
-use shared::{EVAL, MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, TB, TB_STONES};
+use shared::{EVAL, MIX, MIX_DEPTH, MIX_SCALE, MS, REUSE, SEED, SOLVER, TB, TB_STONES};
 
 /// `random`.
 pub static RANDOM: Kind = Kind {
@@ -491,6 +497,7 @@ pub static MCTS: Kind = Kind {
         MS,
         mcts::C,
         REUSE,
+        SOLVER,
         SEED,
         TB,
         TB_STONES,
@@ -520,6 +527,7 @@ pub static NET: Kind = Kind {
         net::C,
         net::BATCH,
         REUSE,
+        SOLVER,
         SEED,
         TB,
         TB_STONES,
@@ -559,6 +567,7 @@ fn mcts_search(v: &Values<'_>, sims: &Key, c: &Key, batch: Option<&Key>) -> Mcts
         seed: v.whole(&SEED).unwrap_or(0),
         batch_size: batch.and_then(|b| v.whole_u32(b)).unwrap_or(1),
         reuse_across_turns: v.switch(&REUSE),
+        solver: v.switch(&SOLVER),
         leaf_mix: (mix.weight > 0.0).then_some(mix),
     }
 }

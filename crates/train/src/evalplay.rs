@@ -8,7 +8,6 @@
 //! weights: the hand-written evaluation is never consulted.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use fanorona_arena::arena::{FactoryError, MatchConfig, play_match};
@@ -32,7 +31,7 @@ use crate::metrics::Progress;
 use crate::rating::{Rating, RatingError, record_ratings};
 use crate::replay::{GameEnd, GameSummary, Origin, ReplayBuffer, Scored, SearchScore, Shard};
 use crate::run::{Run, RunState, TrainError, TrainingPhase};
-use crate::selfplay_phase::{SelfPlayReport, worker_seed};
+use crate::selfplay_phase::{SelfPlayReport, play_on_cores, worker_seed};
 use crate::training_phase::{batch_rng, start_phase};
 
 /// Games per shard file.
@@ -272,13 +271,11 @@ pub fn eval_selfplay_generation(
     let label = format!("gen {generation} self-play");
     run.progress.phase(&label, wanted);
     let started = Instant::now();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let seed = derive_seed(
         worker_seed(run.config.seed ^ 0xE7A1_5E1F, worker),
         generation,
     );
     let tables = run.tables.as_ref().map(|t| Arc::clone(t.tables()));
-    let next_game = AtomicU64::new(done);
     let mut writer = Writer {
         next_shard,
         pending: Vec::new(),
@@ -286,49 +283,26 @@ pub fn eval_selfplay_generation(
     let mut progress = std::mem::replace(&mut run.progress, Progress::new(false));
     let run_ref: &Run = run;
     let mut error = None;
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel::<Played>();
-        let player_thread = || {
-            let sender = sender.clone();
-            let next_game = &next_game;
-            let tables = tables.as_ref();
-            move || {
-                while !run_ref.stopped() {
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= wanted {
-                        return;
-                    }
-                    let game_seed = derive_seed(seed, index);
-                    let played = play_game(run_ref, (eval, depth), tables, game_seed);
-                    if sender.send(played).is_err() {
-                        return;
-                    }
-                }
-            }
-        };
-        // As many threads as the system gives; with none, this thread plays the games first.
-        if fanorona_data::workers::spawn_workers(scope, threads, player_thread) == 0 {
-            player_thread()();
+    let play = |index| {
+        let game_seed = derive_seed(seed, index);
+        play_game(run_ref, (eval, depth), tables.as_ref(), game_seed)
+    };
+    // This thread writes the shards as games finish.
+    play_on_cores(done, wanted, &run_ref.stop, play, |played: Played| {
+        report.games += 1;
+        report.samples += played.scored.len() as u64;
+        report.actions += u64::from(played.summary.actions);
+        if played.summary.end == GameEnd::Tablebase {
+            report.adjudicated += 1;
         }
-        drop(sender);
-        // This thread writes the shards as games finish (also those that finish after a
-        // stop), until every player thread is done.
-        for played in receiver {
-            report.games += 1;
-            report.samples += played.scored.len() as u64;
-            report.actions += u64::from(played.summary.actions);
-            if played.summary.end == GameEnd::Tablebase {
-                report.adjudicated += 1;
-            }
-            writer.pending.push(played);
-            let total = (done + report.games).min(wanted);
-            progress.update(&label, total, wanted, "");
-            if writer.pending.len() as u64 >= SHARD_GAMES
-                && error.is_none()
-                && let Err(e) = writer.flush(run_ref, generation, worker, steps)
-            {
-                error = Some(e);
-            }
+        writer.pending.push(played);
+        let total = (done + report.games).min(wanted);
+        progress.update(&label, total, wanted, "");
+        if writer.pending.len() as u64 >= SHARD_GAMES
+            && error.is_none()
+            && let Err(e) = writer.flush(run_ref, generation, worker, steps)
+        {
+            error = Some(e);
         }
     });
     run.progress = progress;

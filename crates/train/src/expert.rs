@@ -10,7 +10,6 @@
 //! states the network's MCTS decides at.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use fanorona_engine::{Action, Color, Game, Position, Turn};
@@ -27,7 +26,7 @@ use crate::metrics::Progress;
 use crate::replay::{GameEnd, GameSummary, Sample, Shard, absolute_index};
 use crate::run::{Run, TrainError};
 use crate::selfplay::FinishedGame;
-use crate::selfplay_phase::{SelfPlayReport, worker_seed};
+use crate::selfplay_phase::{SelfPlayReport, play_on_cores, worker_seed};
 
 /// Games per shard file.
 const SHARD_GAMES: u64 = 16;
@@ -314,13 +313,11 @@ pub fn expert_generation(
     let label = format!("gen {generation} expert play");
     run.progress.phase(&label, wanted);
     let started = Instant::now();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let seed = derive_seed(
         worker_seed(run.config.seed ^ 0xE4BE_7E4C, worker),
         generation,
     );
     let tables = run.tables.as_ref().map(|t| Arc::clone(t.tables()));
-    let next_game = AtomicU64::new(done);
     let mut pending: Vec<FinishedGame> = Vec::new();
     let mut progress = std::mem::replace(&mut run.progress, Progress::new(false));
     let run_ref: &Run = run;
@@ -346,45 +343,30 @@ pub fn expert_generation(
         pending.clear();
         Ok(())
     };
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel::<FinishedGame>();
-        let player_thread = || {
-            let sender = sender.clone();
-            let next_game = &next_game;
-            let tables = tables.as_ref();
-            move || {
-                while !run_ref.stopped() {
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= wanted {
-                        return;
-                    }
-                    let game_seed = derive_seed(seed, index);
-                    let played = play_game(&run_ref.config, rules, &expert.eval, tables, game_seed);
-                    if sender.send(played).is_err() {
-                        return;
-                    }
-                }
-            }
-        };
-        if fanorona_data::workers::spawn_workers(scope, threads, player_thread) == 0 {
-            player_thread()();
+    let play = |index| {
+        let game_seed = derive_seed(seed, index);
+        play_game(
+            &run_ref.config,
+            rules,
+            &expert.eval,
+            tables.as_ref(),
+            game_seed,
+        )
+    };
+    play_on_cores(done, wanted, &run_ref.stop, play, |played| {
+        report.games += 1;
+        report.samples += played.samples.len() as u64;
+        report.actions += u64::from(played.summary.actions);
+        if played.summary.end == GameEnd::Tablebase {
+            report.adjudicated += 1;
         }
-        drop(sender);
-        for played in receiver {
-            report.games += 1;
-            report.samples += played.samples.len() as u64;
-            report.actions += u64::from(played.summary.actions);
-            if played.summary.end == GameEnd::Tablebase {
-                report.adjudicated += 1;
-            }
-            pending.push(played);
-            progress.update(&label, (done + report.games).min(wanted), wanted, "");
-            if pending.len() as u64 >= SHARD_GAMES
-                && error.is_none()
-                && let Err(e) = flush(&mut pending)
-            {
-                error = Some(e);
-            }
+        pending.push(played);
+        progress.update(&label, (done + report.games).min(wanted), wanted, "");
+        if pending.len() as u64 >= SHARD_GAMES
+            && error.is_none()
+            && let Err(e) = flush(&mut pending)
+        {
+            error = Some(e);
         }
     });
     if error.is_none()

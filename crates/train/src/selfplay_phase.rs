@@ -72,6 +72,43 @@ pub fn worker_seed(seed: u64, worker: &str) -> u64 {
     derive_seed(seed, hash)
 }
 
+/// Plays games `first..wanted` with `play(index)`, one game per core at a time, handing each
+/// finished game to `on_played` on the calling thread as it comes (also those that finish
+/// after a stop). Returns when every game is played, or once `stop` is set and the games under
+/// way are done. With no thread to be had, the calling thread plays them first.
+pub fn play_on_cores<T: Send>(
+    first: u64,
+    wanted: u64,
+    stop: &AtomicBool,
+    play: impl Fn(u64) -> T + Sync,
+    mut on_played: impl FnMut(T),
+) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next_game = std::sync::atomic::AtomicU64::new(first);
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel::<T>();
+        let player_thread = || {
+            let sender = sender.clone();
+            let (next_game, play) = (&next_game, &play);
+            move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= wanted || sender.send(play(index)).is_err() {
+                        return;
+                    }
+                }
+            }
+        };
+        if fanorona_data::workers::spawn_workers(scope, threads, player_thread) == 0 {
+            player_thread()();
+        }
+        drop(sender);
+        for played in receiver {
+            on_played(played);
+        }
+    });
+}
+
 /// Games per shard file: a few per concurrent batch of games, so a killed worker loses little.
 fn shard_games(concurrent: usize) -> u64 {
     (concurrent as u64 / 4).clamp(4, 64)

@@ -2,7 +2,7 @@
 
 use super::tree::{NodeId, ROOT, Status};
 use super::{Descent, PendingLeaf, Search, player};
-use crate::game::GameState;
+use crate::game::{GameState, Terminal};
 
 impl<G: GameState> Search<G> {
     /// Prepares the tree policy for this search once the root is expanded.
@@ -42,6 +42,9 @@ impl<G: GameState> Search<G> {
                 Status::Fresh => {
                     if let Some(outcome) = self.scratch_state.terminal() {
                         node.status = Status::Terminal(outcome);
+                        if let (true, Terminal::Win(w)) = (self.config.solver, outcome) {
+                            self.tree.prove(id, player(w));
+                        }
                         self.tree.backup(id, outcome.wdl_for(0), 0);
                         return Descent::Terminal;
                     }
@@ -49,6 +52,12 @@ impl<G: GameState> Search<G> {
                     node.to_move = player(self.scratch_state.to_move());
                     self.queue_leaf(id);
                     return Descent::Leaf;
+                }
+                Status::Expanded if id != ROOT && node.winner.is_some() => {
+                    // Proven (MCTS-Solver): valued exactly, like a terminal node.
+                    let w = Terminal::Win(usize::from(node.winner.unwrap_or(0)));
+                    self.tree.backup(id, w.wdl_for(0), 0);
+                    return Descent::Terminal;
                 }
                 Status::Expanded => {
                     let child = self.select_child(id);

@@ -210,9 +210,11 @@ impl<G: GameState> Search<G> {
         let max_collisions = self.config.max_collisions.max(1) as usize;
         // The tree's memory is bounded whatever the simulations asked: a full tree ends the
         // search (after its first simulation) as if it had run them all.
+        // A root proven won or lost (MCTS-Solver) needs no more simulations.
         while self.num_pending < batch
             && self.started < self.target
             && (self.started == 0 || self.tree.nodes.len() < self.node_limit)
+            && self.tree.root().winner.is_none()
         {
             self.prepare_root();
             match self.descend() {

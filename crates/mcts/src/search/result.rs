@@ -2,7 +2,7 @@
 
 use super::gumbel::{GumbelRoot, root_improved_policy};
 use super::select::sample_with_temperature;
-use super::tree::Tree;
+use super::tree::{NodeId, Tree};
 use crate::config::SearchConfig;
 
 /// The outcome of one search, aligned with the root's legal actions.
@@ -101,9 +101,20 @@ impl<A: Copy + PartialEq> SearchResult<A> {
                 (policy, most_visited, chosen)
             }
         };
-        let (value, draw) = root
-            .value_draw_for(root.to_move)
-            .unwrap_or((root.raw_value, 0.0));
+        let (best, chosen) = if config.solver {
+            (
+                respecting_proofs(tree, best, &visits),
+                respecting_proofs(tree, chosen, &visits),
+            )
+        } else {
+            (best, chosen)
+        };
+        let (value, draw) = match root.winner {
+            Some(w) if config.solver => (if w == root.to_move { 1.0 } else { -1.0 }, 0.0),
+            _ => root
+                .value_draw_for(root.to_move)
+                .unwrap_or((root.raw_value, 0.0)),
+        };
         let win = ((1.0 - draw + value) / 2.0).clamp(0.0, 1.0);
         let loss = ((1.0 - draw - value) / 2.0).clamp(0.0, 1.0);
         SearchResult {
@@ -120,6 +131,30 @@ impl<A: Copy + PartialEq> SearchResult<A> {
             simulations,
         }
     }
+}
+
+/// The root child to play instead of child `index` given what is proven (MCTS-Solver): a
+/// child proven won for the player to move if there is one (the most visited of them), else
+/// `index` unless it is proven lost and another is not (then the most visited of those).
+fn respecting_proofs<A: Copy>(tree: &Tree<A>, index: usize, visits: &[u32]) -> usize {
+    let root = tree.root();
+    let first = root.first_child;
+    let winner_of = |i: usize| tree.node(first + i as NodeId).winner;
+    let most_visited = |keep: &dyn Fn(Option<u8>) -> bool| {
+        (0..visits.len())
+            .filter(|&i| keep(winner_of(i)))
+            .max_by_key(|&i| (visits[i], std::cmp::Reverse(i)))
+    };
+    let us = root.to_move;
+    if let Some(win) = most_visited(&|w| w == Some(us)) {
+        return win;
+    }
+    if winner_of(index).is_some_and(|w| w != us)
+        && let Some(other) = most_visited(&|w| w.is_none_or(|w| w == us))
+    {
+        return other;
+    }
+    index
 }
 
 /// Index of the first maximum.

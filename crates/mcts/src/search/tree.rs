@@ -56,6 +56,10 @@ pub(crate) struct Node<A> {
     pub value_sum: f64,
     /// Sum of backed-up draw probabilities.
     pub draw_sum: f64,
+    /// The player proven to win from here with best play (MCTS-Solver): a terminal win, a
+    /// node where the player choosing has a child proven won for it, or one where every child
+    /// is proven won for the other player. `None`: not proven (draws are not propagated).
+    pub winner: Option<u8>,
 }
 
 impl<A> Node<A> {
@@ -74,6 +78,7 @@ impl<A> Node<A> {
             in_flight: 0,
             value_sum: 0.0,
             draw_sum: 0.0,
+            winner: None,
         }
     }
 
@@ -171,6 +176,33 @@ impl<A: Copy> Tree<A> {
         }
     }
 
+    /// Records that `winner` wins from `id` with best play, and carries the proof up: a parent
+    /// whose player choosing is `winner` is won by that choice; a parent all of whose
+    /// children are proven won for the other player is lost for the player choosing.
+    pub fn prove(&mut self, id: NodeId, winner: u8) {
+        let mut id = id;
+        loop {
+            self.node_mut(id).winner = Some(winner);
+            let parent = self.node(id).parent;
+            if parent == NONE {
+                return;
+            }
+            let p = self.node(parent);
+            if p.winner.is_some() {
+                return;
+            }
+            let chooser = p.to_move;
+            if winner != chooser
+                && !p
+                    .children()
+                    .all(|c| self.node(c).winner.is_some_and(|w| w != chooser))
+            {
+                return;
+            }
+            id = parent;
+        }
+    }
+
     /// Removes one in-flight selection from every node on the path from `leaf` to the root,
     /// without adding a visit (a collision being undone).
     pub fn undo_selection(&mut self, leaf: NodeId) {
@@ -257,6 +289,36 @@ mod tests {
         assert_eq!(t.root().q(), Some(1.0));
         assert_eq!(t.node(b).value_draw_for(1), Some((-1.0, 0.0)));
         assert!(t.nodes.iter().all(|n| n.in_flight == 0));
+    }
+
+    #[test]
+    fn proofs_go_up_through_a_winning_choice_or_when_every_choice_loses() {
+        // Root: player 0 chooses between a and b. Below a, player 1 chooses between c and d;
+        // below b, player 0 moves again (a capture chain) and chooses between e and f.
+        let mut t: Tree<u8> = Tree::new(0);
+        t.expand(ROOT, &[1, 2], &[0.5, 0.5], 0.0);
+        let (a, b) = (t.root().first_child, t.root().first_child + 1);
+        t.node_mut(a).to_move = 1;
+        t.expand(a, &[3, 4], &[0.5, 0.5], 0.0);
+        let (c, d) = (t.node(a).first_child, t.node(a).first_child + 1);
+        t.node_mut(b).to_move = 0;
+        t.expand(b, &[5, 6], &[0.5, 0.5], 0.0);
+        let (e, f) = (t.node(b).first_child, t.node(b).first_child + 1);
+        // One child of a won for player 0: player 1 still has d.
+        t.prove(c, 0);
+        assert_eq!(t.node(a).winner, None);
+        // e won for player 1: player 0 (choosing at b) still has f.
+        t.prove(e, 1);
+        assert_eq!(t.node(b).winner, None);
+        // d won for player 0 too: a is lost for player 1, so player 0 wins by choosing a.
+        t.prove(d, 0);
+        assert_eq!(t.node(a).winner, Some(0));
+        assert_eq!(t.root().winner, Some(0));
+        assert_eq!(t.node(b).winner, None, "b's own proof is not needed");
+        // Every choice of player 0 at b lost: b is won for player 1 (the same mover twice).
+        t.prove(f, 1);
+        assert_eq!(t.node(b).winner, Some(1));
+        assert_eq!(t.root().winner, Some(0), "a proof stays");
     }
 
     #[test]
