@@ -394,6 +394,14 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
                 break;
             }
         }
+        if turn.steps().is_empty() {
+            // The tables decide the root, so the search has nothing to search, while
+            // `table_choice` on a clock found a successor's distances still being read: wait
+            // for them this once.
+            return crate::tables::table_choice(&self.tables, game, true).ok_or_else(|| {
+                PlayerError::Evaluation("the search found no turn to play".into())
+            });
+        }
         Ok(Choice {
             turn,
             info: ChoiceInfo {
