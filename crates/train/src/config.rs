@@ -1199,6 +1199,9 @@ mod tests {
             "ablations/sims64.toml",
             "ablations/default-3.toml",
             "ablations/sims64-b.toml",
+            "ablations/size-2x32.toml",
+            "ablations/size-4x48.toml",
+            "ablations/size-6x64.toml",
         ] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
