@@ -398,9 +398,8 @@ impl<E: Evaluator<FanoronaState>> Player for MctsPlayer<E> {
             // The tables decide the root, so the search has nothing to search, while
             // `table_choice` on a clock found a successor's distances still being read: wait
             // for them this once.
-            return crate::tables::table_choice(&self.tables, game, true).ok_or_else(|| {
-                PlayerError::Evaluation("the search found no turn to play".into())
-            });
+            return crate::tables::table_choice(&self.tables, game, true)
+                .ok_or_else(|| PlayerError::Evaluation("the search found no turn to play".into()));
         }
         Ok(Choice {
             turn,

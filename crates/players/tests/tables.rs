@@ -218,3 +218,45 @@ fn a_search_on_a_clock_never_waits_for_a_file() {
             .is_ok()
     );
 }
+
+/// A timed MCTS player at a root the tables call a draw (no distance needed for that) while a
+/// successor's distances are still on disk: the tables cannot rank the turns yet and the
+/// search has nothing to search (its root is decided). It used to answer with an empty turn
+/// (found by `fanorona pit`: "a turn needs at least one step"); it now waits for the tables.
+#[test]
+fn a_timed_mcts_player_at_a_drawn_root_whose_successors_are_still_on_disk_plays_a_turn() {
+    let mut rng = fanorona_testkit::Rng::new(3);
+    let known = tables();
+    let mut checked = 0;
+    for _ in 0..2000 {
+        let pos = fanorona_testkit::random_position(&mut rng, 2, 1, Color::White);
+        if !pos.has_legal_action() || known.probe(&pos).map(|p| p.wdl) != Ok(Wdl::Draw) {
+            continue;
+        }
+        let mut decided_child = false;
+        pos.for_each_turn(|_, child| {
+            decided_child |= known.probe(child).is_ok_and(|p| p.wdl != Wdl::Draw);
+        });
+        if !decided_child {
+            continue;
+        }
+        // Tables opened afresh: every class's distances still on disk.
+        let mut player = MctsPlayer::new(MctsConfig {
+            millis: Some(30),
+            ..MctsConfig::default()
+        })
+        .with_tables(Some(fresh_tables_from_disk()));
+        let g = Game::from_position(pos, Rules::default());
+        let choice = player.choose(&g, None).unwrap();
+        assert!(
+            g.position().try_play_turn(&choice.turn).is_ok(),
+            "{pos}: {:?}",
+            choice.turn
+        );
+        checked += 1;
+        if checked == 3 {
+            return;
+        }
+    }
+    panic!("only {checked} such positions found");
+}
