@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! fanorona train --config configs/default.toml          # train (Ctrl-C stops, rerun resumes)
-//! fanorona pit net:path=checkpoints/sample-4x48.fnm,sims=200 alphabeta:depth=3 --games 40
-//! fanorona serve --model checkpoints/sample-4x48.fnm    # play in a browser
+//! fanorona pit net:path=checkpoints/sample-2x32.fnm,sims=200 alphabeta:depth=3 --games 40
+//! fanorona serve --model checkpoints/sample-2x32.fnm    # play in a browser
 //! fanorona play --level hard --color black              # play in the terminal
 //! fanorona tablebase build --stones 5                   # exact endgame tables
 //! ```

@@ -270,7 +270,7 @@ fn bad_arguments_fail_with_a_message() {
 fn the_shipped_sample_network_loads_and_beats_random() {
     let model = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../checkpoints/sample-4x48.fnm"
+        "/../../checkpoints/sample-2x32.fnm"
     );
     let player = format!("net:path={model},sims=16");
     let v = json(&["pit", &player, "random", "--games", "4", "--json"]);
@@ -282,7 +282,7 @@ fn the_shipped_sample_network_loads_and_beats_random() {
 fn the_network_with_the_alpha_beta_judge_at_its_leaves_plays_and_bad_mixes_are_named() {
     let model = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../checkpoints/sample-4x48.fnm"
+        "/../../checkpoints/sample-2x32.fnm"
     );
     let player = format!("net:path={model},sims=16,mix=0.5,mix_depth=1");
     let v = json(&["pit", &player, "random", "--games", "2", "--json"]);

@@ -98,9 +98,9 @@ fn default_and_large_shapes_match_burn() {
     }
 }
 
-/// The trained sample network (`checkpoints/sample-4x48.fnm`) on `backend`.
+/// The trained sample network (`checkpoints/sample-2x32.fnm`) on `backend`.
 fn sample_network(backend: Backend) -> InferenceModel {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-4x48.fnm");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/sample-2x32.fnm");
     let (model, _) = load_exported(&path, backend).unwrap();
     assert_eq!(model.backend(), backend);
     model
