@@ -113,10 +113,20 @@ fn root_value_is_for_the_player_to_move() {
     let mut search = Search::new(ChainNim::new(5, 0), puct(200, 1), 0).unwrap();
     let result = search.run(&perfect_chain_nim()).unwrap().unwrap();
     assert!(result.value > 0.8, "{result:?}");
-    let mut search = Search::new(Nim::new(8), puct(200, 2), 0).unwrap();
+    // Without the solver every root action's average shows the loss...
+    let plain = SearchConfig {
+        solver: false,
+        ..puct(200, 2)
+    };
+    let mut search = Search::new(Nim::new(8), plain, 0).unwrap();
     let result = search.run(&perfect_nim()).unwrap().unwrap();
     assert!(result.value < -0.8, "{result:?}");
     assert!(result.q.iter().all(|q| q.unwrap() < -0.7), "{result:?}");
+    // ... with it the loss is proven, exactly, before the budget is spent.
+    let mut search = Search::new(Nim::new(8), puct(200, 2), 0).unwrap();
+    let result = search.run(&perfect_nim()).unwrap().unwrap().clone();
+    assert_eq!(result.value, -1.0, "{result:?}");
+    assert!(search.root_visits() < 200, "{}", search.root_visits());
 }
 
 #[test]
