@@ -314,6 +314,8 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
                 .map_err(|e| PlayerError::Evaluation(e.to_string()))?
                 .cloned();
             let Some(chunk) = chunk else { break };
+            // No simulation ran: the root is proven (the solver), more time changes nothing.
+            let proven = chunk.simulations == 0;
             let ran = chunk.simulations.max(1);
             if let Some(previous) = last.replace(chunk) {
                 earlier += u64::from(previous.simulations);
@@ -322,7 +324,7 @@ impl<E: Evaluator<FanoronaState>> MctsPlayer<E> {
             let per_simulation = (now - chunk_start).as_secs_f64() / f64::from(ran);
             let left = step_end.saturating_duration_since(now).as_secs_f64();
             let fit = (left / per_simulation.max(1e-9)).floor();
-            if fit < f64::from(batch) || self.stop.is_raised() {
+            if proven || fit < f64::from(batch) || self.stop.is_raised() {
                 break;
             }
             size = (fit as u32).min(MctsConfig::TIME_CHUNK);

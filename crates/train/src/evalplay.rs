@@ -352,18 +352,7 @@ impl Writer {
 
 fn record(run: &mut Run, generation: u64, report: &SelfPlayReport, steps: u64) {
     let secs = report.seconds.max(1e-9);
-    let line = format!(
-        "gen {generation} self-play: {} games, {} scored positions in {:.0} s ({:.2} games/s){}",
-        report.games,
-        report.samples,
-        report.seconds,
-        report.games as f64 / secs,
-        if report.adjudicated > 0 {
-            format!("; {} games ended by the tables", report.adjudicated)
-        } else {
-            String::new()
-        }
-    );
+    let line = report.games_line(generation, "self-play", "scored positions");
     run.progress.line(&line);
     let _ = run.log(&line);
     run.metrics.scalar(

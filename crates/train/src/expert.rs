@@ -379,19 +379,7 @@ pub fn expert_generation(
         return Err(e);
     }
     report.seconds = started.elapsed().as_secs_f64();
-    let secs = report.seconds.max(1e-9);
-    let line = format!(
-        "gen {generation} expert play: {} games, {} samples in {:.0} s ({:.2} games/s){}",
-        report.games,
-        report.samples,
-        report.seconds,
-        report.games as f64 / secs,
-        if report.adjudicated > 0 {
-            format!("; {} games ended by the tables", report.adjudicated)
-        } else {
-            String::new()
-        }
-    );
+    let line = report.games_line(generation, "expert play", "samples");
     run.progress.line(&line);
     run.log(&line)?;
     Ok(report)

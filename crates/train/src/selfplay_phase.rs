@@ -39,6 +39,24 @@ pub struct SelfPlayReport {
 }
 
 impl SelfPlayReport {
+    /// The one-line summary of an alpha-beta phase (the expert's games or an evaluation run's
+    /// self-play): `gen G <what>: N games, M <items> in S s (R games/s)`, and the games the
+    /// tables ended.
+    pub fn games_line(&self, generation: u64, what: &str, items: &str) -> String {
+        let secs = self.seconds.max(1e-9);
+        let mut line = format!(
+            "gen {generation} {what}: {} games, {} {items} in {:.0} s ({:.2} games/s)",
+            self.games,
+            self.samples,
+            self.seconds,
+            self.games as f64 / secs,
+        );
+        if self.adjudicated > 0 {
+            line.push_str(&format!("; {} games ended by the tables", self.adjudicated));
+        }
+        line
+    }
+
     /// The one-line summary of the phase.
     pub fn line(&self, generation: u64) -> String {
         let secs = self.seconds.max(1e-9);
