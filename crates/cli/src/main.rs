@@ -60,6 +60,9 @@ enum Command {
     Export(commands::export::ExportArgs),
     /// Endgame tables: build, probe, verify, and check a network against them.
     Tablebase(commands::tablebase::TablebaseArgs),
+    /// Prove the value of a position (proof-number search over whole turns, the endgame tables
+    /// as leaves) with a certificate, or check a certificate (`--check FILE`).
+    Solve(commands::solve::SolveArgs),
     /// List every kind of player and every key its spec takes.
     Players(commands::players::PlayersArgs),
 }
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Export(args) => commands::export::run(&args),
         Command::Tablebase(args) => commands::tablebase::run(&args, backend),
         Command::Players(args) => commands::players::run(&args),
+        Command::Solve(args) => commands::solve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,12 +11,33 @@ pub mod play;
 pub mod players;
 pub mod rate;
 pub mod serve;
+pub mod solve;
 pub mod tablebase;
 pub mod tablecheck;
 pub mod tables;
 pub mod train;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A flag set by the first Ctrl-C, which prints `saying`; a second Ctrl-C exits at once.
+pub fn stop_on_ctrl_c(saying: &'static str) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let installed = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nstopping now");
+            std::process::exit(130);
+        }
+        eprintln!("\n{saying}");
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: cannot catch Ctrl-C ({e}); interrupting may lose the current step");
+    }
+    stop
+}
 
 /// A progress bar on standard error with `template`, hidden when standard error is not a
 /// terminal (`len` is `None` for a bar without a known end).

@@ -63,19 +63,7 @@ pub struct SelfPlayArgs {
 
 /// A flag set by the first Ctrl-C; a second one exits at once.
 fn stop_flag() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let installed = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\nstopping now");
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping after the current step (Ctrl-C again to quit at once)...");
-    });
-    if let Err(e) = installed {
-        eprintln!("warning: cannot catch Ctrl-C ({e}); interrupting may lose the current step");
-    }
-    stop
+    super::stop_on_ctrl_c("stopping after the current step (Ctrl-C again to quit at once)...")
 }
 
 /// Longest `--minutes`: ten million (about 19 years).

@@ -1,0 +1,299 @@
+//! `fanorona solve`: the exact value of a position by proof-number search, with a certificate;
+//! `fanorona solve --check FILE` replays a certificate with the engine and the tables alone.
+
+use crate::output::say;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use fanorona_engine::{Color, DEFAULT_NO_PROGRESS_LIMIT, Position, Rules, parse_position};
+use fanorona_solve::state::{Saved, StateHead};
+use fanorona_solve::{Certificate, Goal, Progress, SolveOptions, Verdict};
+use fanorona_tablebase::{Tablebase, Wdl};
+
+use super::tables::DEFAULT_DIR;
+
+/// Arguments of `fanorona solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// The position to solve (docs/rules.md notation, a turn start); the start position by
+    /// default.
+    #[arg(long, value_name = "POSITION", conflicts_with = "check")]
+    pub fen: Option<String>,
+    /// Check the certificate in FILE instead of solving (engine and tables only).
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
+    /// Write the certificate of what is proven to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub certificate: Option<PathBuf>,
+    /// Resume from FILE when it exists and save what is solved there when stopping (time,
+    /// nodes, Ctrl-C, or the answer).
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Stop after this many minutes.
+    #[arg(long, value_name = "MINUTES")]
+    pub minutes: Option<f64>,
+    /// Stop after this many nodes (both searches together, each gets half).
+    #[arg(long, value_name = "NODES")]
+    pub nodes: Option<u64>,
+    /// Memory for the transposition tables, in MiB (both searches together).
+    #[arg(long, value_name = "MIB", default_value_t = 2048,
+          value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_048_576))]
+    pub memory: u64,
+    /// Order the search by the shipped learned evaluation (`learned`, the default) or not at
+    /// all (`none`).
+    #[arg(long, value_name = "EVAL", default_value = "learned")]
+    pub order: String,
+    /// Seconds between progress lines (0: none).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub every: u64,
+    /// Endgame tables to use as leaves (default: `tablebases/` when it holds tables).
+    #[arg(long = "tablebases", value_name = "DIR")]
+    pub tablebases: Option<PathBuf>,
+    /// Solve without endgame tables.
+    #[arg(long, conflicts_with = "tablebases")]
+    pub no_tablebases: bool,
+    /// The no-progress limit (turns without a capture) of the rules.
+    #[arg(long, value_name = "TURNS", default_value_t = DEFAULT_NO_PROGRESS_LIMIT)]
+    pub no_progress_limit: u32,
+}
+
+/// Run `fanorona solve`.
+pub fn run(args: &SolveArgs) -> Result<()> {
+    let rules = Rules {
+        no_progress_limit: args.no_progress_limit,
+    };
+    if rules.no_progress_limit == 0 {
+        bail!(
+            "--no-progress-limit 0: a proof needs the no-progress rule (its graph of positions would have cycles)"
+        );
+    }
+    let tables = open_tables(args, rules)?;
+    if let Some(file) = &args.check {
+        return check(file, tables.as_deref());
+    }
+    let pos = match &args.fen {
+        Some(text) => parse_position(text).context("--fen")?,
+        None => Position::start(),
+    };
+    if !pos.is_turn_start() {
+        bail!("--fen: the position is in the middle of a capture chain; give a turn start");
+    }
+    if args.minutes.is_some_and(|m| !(m > 0.0 && m <= 1e6)) {
+        bail!("--minutes must be above 0 and at most 1,000,000");
+    }
+    let eval = match args.order.as_str() {
+        "learned" => Some(
+            fanorona_specs::shipped_evaluation()
+                .map_err(|e| anyhow::anyhow!("--order learned: {e}"))?,
+        ),
+        "none" => None,
+        other => bail!("--order must be `learned` or `none`, got {other:?}"),
+    };
+    let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
+    let head = StateHead {
+        position: fanorona_engine::format_position(&pos),
+        no_progress_limit: rules.no_progress_limit,
+        table_stones,
+    };
+    let saved = load_state(args.state.as_deref(), &head)?;
+    let stop =
+        super::stop_on_ctrl_c("stopping: saving what is solved (Ctrl-C again to quit at once)...");
+    let started = Instant::now();
+    let options = SolveOptions {
+        rules,
+        table_bytes: (args.memory as usize) << 20,
+        max_nodes: args.nodes.map(|n| n / 2),
+        deadline: args
+            .minutes
+            .map(|m| started + Duration::from_secs_f64(m * 60.0)),
+        stop: Some(Arc::clone(&stop)),
+        eval,
+        ..SolveOptions::default()
+    };
+    say!(
+        "solving {} ({} to move), tables up to {} stones, {} MiB, both questions at once",
+        head.position,
+        side_name(pos.side_to_move()),
+        table_stones,
+        args.memory
+    )?;
+    let report: Option<(Duration, fanorona_solve::Report)> = (args.every > 0).then(|| {
+        let every = Duration::from_secs(args.every);
+        let f: fanorona_solve::Report = Arc::new(|goal: Goal, p: &Progress| {
+            eprintln!("{}", progress_line(goal, p));
+        });
+        (every, f)
+    });
+    let (solution, solved) =
+        fanorona_solve::solve_with(&pos, tables.clone(), &options, &saved, report)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let mover = side_name(pos.side_to_move());
+    say!(
+        "does {mover} win? {}; does {mover} at least draw? {}",
+        verdict_name(solution.win),
+        verdict_name(solution.not_lose)
+    )?;
+    match solution.value {
+        Some(v) => say!("value: {} for {mover}", v.name())?,
+        None => say!("value: not proven yet")?,
+    }
+    say!(
+        "{} nodes in {seconds:.1} s ({:.0} nodes/s)",
+        solution.nodes,
+        solution.nodes as f64 / seconds.max(1e-9)
+    )?;
+    if let Some(path) = &args.state {
+        solved
+            .save(path, &head)
+            .with_context(|| format!("--state {}", path.display()))?;
+        say!(
+            "{} solved positions saved to {}",
+            solved.len(),
+            path.display()
+        )?;
+    }
+    if let (Some(path), Some(cert)) = (&args.certificate, &solution.certificate) {
+        cert.save(path)
+            .with_context(|| format!("--certificate {}", path.display()))?;
+        let entries: usize = cert.claims.iter().map(|c| c.turns.len()).sum();
+        say!(
+            "certificate: {} ({} claims, {entries} positions with a turn)",
+            path.display(),
+            cert.claims.len()
+        )?;
+    }
+    Ok(())
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Proven => "yes (proven)",
+        Verdict::Disproven => "no (disproven)",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+fn progress_line(goal: Goal, p: &Progress) -> String {
+    let secs = p.elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "{:>8} {:>7.0} s: {} nodes ({:.0}/s), root proof {} disproof {}, table {:.0}% of {} entries, {} solved",
+        goal.name(),
+        secs,
+        p.nodes,
+        p.nodes as f64 / secs,
+        number(p.root_pn),
+        number(p.root_dn),
+        100.0 * p.entries as f64 / p.capacity.max(1) as f64,
+        p.capacity,
+        p.solved
+    )
+}
+
+fn number(n: u32) -> String {
+    if n >= u32::MAX / 4 {
+        "inf".into()
+    } else {
+        n.to_string()
+    }
+}
+
+/// The tables: `--tablebases DIR` (which must hold tables), the default directory when it holds
+/// any, or none.
+fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Arc<Tablebase>>> {
+    if args.no_tablebases {
+        return Ok(None);
+    }
+    let (dir, required) = match &args.tablebases {
+        Some(d) => (d.clone(), true),
+        None => (PathBuf::from(DEFAULT_DIR), false),
+    };
+    match Tablebase::open(&dir, rules) {
+        Ok(tb) if tb.classes().next().is_some() => Ok(Some(Arc::new(tb))),
+        Ok(_) if required => bail!(
+            "--tablebases {}: no tables there (build them with `fanorona tablebase build --stones 7 --out {}`)",
+            dir.display(),
+            dir.display()
+        ),
+        Err(e) if required => Err(e).with_context(|| format!("--tablebases {}", dir.display())),
+        _ => {
+            eprintln!(
+                "solving without endgame tables (none in {}/; `fanorona tablebase build --stones 7` builds them)",
+                dir.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
+fn load_state(path: Option<&Path>, head: &StateHead) -> Result<Saved> {
+    let Some(path) = path else {
+        return Ok(Saved::default());
+    };
+    if !path.exists() {
+        return Ok(Saved::default());
+    }
+    let (found, saved) =
+        Saved::load(path).with_context(|| format!("--state {}", path.display()))?;
+    if &found != head {
+        bail!(
+            "--state {}: saved for {} (limit {}, tables up to {} stones), not for {} (limit {}, tables up to {} stones); give another file",
+            path.display(),
+            found.position,
+            found.no_progress_limit,
+            found.table_stones,
+            head.position,
+            head.no_progress_limit,
+            head.table_stones
+        );
+    }
+    eprintln!(
+        "resuming from {}: {} solved positions",
+        path.display(),
+        saved.len()
+    );
+    Ok(saved)
+}
+
+fn check(file: &Path, tables: Option<&Tablebase>) -> Result<()> {
+    let started = Instant::now();
+    let cert = Certificate::load(file).with_context(|| format!("--check {}", file.display()))?;
+    let report = fanorona_solve::check::check(&cert, tables)
+        .with_context(|| format!("--check {}: the certificate does not hold", file.display()))?;
+    say!(
+        "position {} ({} to move), no-progress limit {}, tables up to {} stones",
+        fanorona_engine::format_position(&cert.position),
+        side_name(cert.position.side_to_move()),
+        cert.rules.no_progress_limit,
+        cert.table_stones
+    )?;
+    for (side, at_least, visited) in &report.claims {
+        let what = match at_least {
+            Wdl::Win => "wins",
+            _ => "does not lose",
+        };
+        say!(
+            "checked: {} {what} ({visited} positions visited)",
+            side_name(*side)
+        )?;
+    }
+    match report.value {
+        Some(v) => say!(
+            "value: {} for {}",
+            v.name(),
+            side_name(cert.position.side_to_move())
+        )?,
+        None => say!("value: not decided by these claims alone")?,
+    }
+    say!("in {:.1} s", started.elapsed().as_secs_f64())?;
+    Ok(())
+}

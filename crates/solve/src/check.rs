@@ -1,0 +1,219 @@
+//! `fanorona solve --check`: a certificate replayed with the engine and the endgame tables
+//! alone. Nothing here comes from the search that found the proof ([`crate::search`]): the
+//! end of a game is the engine's [`Game::outcome`], a position the tables cover is their probe,
+//! and every other position is a turn of the certificate (for the proving side) or every legal
+//! turn (for the other side).
+//!
+//! The graph is finite and has no cycles under the no-progress rule: every turn either
+//! captures (fewer stones) or raises the no-capture counter, which ends the game at its limit.
+//! So a claim holds exactly when every position reached this way is either one where it
+//! holds by the rules or the tables, or leads on; the check visits each position once.
+
+use std::collections::HashSet;
+
+use fanorona_engine::{Color, Game, Position};
+use fanorona_tablebase::{Tablebase, Wdl};
+
+use crate::certificate::{Certificate, NodeKey};
+
+/// What a checked certificate establishes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// Each claim checked: the side, what it gets at least, and the positions visited.
+    pub claims: Vec<(Color, Wdl, usize)>,
+    /// The value of the position for its side to move when the claims decide it.
+    pub value: Option<Wdl>,
+}
+
+/// Why a certificate does not establish its claim.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// The proof leans on tables this check does not have.
+    #[error(
+        "the proof leans on the endgame tables up to {needed} stones; give tables that cover them (`--tablebases DIR`, built by `fanorona tablebase build --stones {needed}`)"
+    )]
+    NeedsTables {
+        /// Stones the certificate's tables cover.
+        needed: usize,
+    },
+    /// The tables are for other rules.
+    #[error(
+        "the tables are for a no-progress limit of {tables}, the certificate for {certificate}"
+    )]
+    OtherRules {
+        /// The tables' limit.
+        tables: u32,
+        /// The certificate's limit.
+        certificate: u32,
+    },
+    /// A position where the proving side moves has no turn in the certificate.
+    #[error("claim {claim}: no turn for {side} in {position}")]
+    MissingTurn {
+        /// The claim's index.
+        claim: usize,
+        /// The side to move.
+        side: &'static str,
+        /// The position, in notation.
+        position: String,
+    },
+    /// The certificate's turn is not legal there.
+    #[error("claim {claim}: the turn {turn} is not legal in {position}")]
+    IllegalTurn {
+        /// The claim's index.
+        claim: usize,
+        /// The turn.
+        turn: String,
+        /// The position.
+        position: String,
+    },
+    /// A finished position (by the rules or the tables) where the claim does not hold.
+    #[error(
+        "claim {claim}: {position} ends as a {result} for {side}, short of the claimed {claimed}"
+    )]
+    FallsShort {
+        /// The claim's index.
+        claim: usize,
+        /// The position.
+        position: String,
+        /// The side of the claim.
+        side: &'static str,
+        /// Its result there.
+        result: &'static str,
+        /// What it claimed.
+        claimed: &'static str,
+    },
+    /// A table could not be read.
+    #[error("the tables: {0}")]
+    Tables(String),
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The result for the side to move of a position the rules or the tables decide, `None` when
+/// the game goes on beyond the tables.
+pub fn decided(
+    pos: &Position,
+    game_rules: fanorona_engine::Rules,
+    tables: Option<&Tablebase>,
+) -> Result<Option<Wdl>, CheckError> {
+    let us = pos.side_to_move();
+    if let Some(outcome) = Game::from_position(*pos, game_rules).outcome() {
+        return Ok(Some(match outcome.winner() {
+            Some(c) if c == us => Wdl::Win,
+            Some(_) => Wdl::Loss,
+            None => Wdl::Draw,
+        }));
+    }
+    match tables {
+        Some(tb) if tb.covers(pos) => tb
+            .probe(pos)
+            .map(|p| Some(p.wdl))
+            .map_err(|e| CheckError::Tables(e.to_string())),
+        _ => Ok(None),
+    }
+}
+
+/// Checks every claim of `certificate` with `tables` (which must cover the stones the proof
+/// leans on; only those classes are used).
+pub fn check(
+    certificate: &Certificate,
+    tables: Option<&Tablebase>,
+) -> Result<CheckReport, CheckError> {
+    let needed = certificate.table_stones;
+    let limited = match tables {
+        _ if needed == 0 => None,
+        Some(tb) if tb.max_stones() >= needed => {
+            if tb.limit() != certificate.rules.no_progress_limit {
+                return Err(CheckError::OtherRules {
+                    tables: tb.limit(),
+                    certificate: certificate.rules.no_progress_limit,
+                });
+            }
+            Some(tb.up_to(needed))
+        }
+        _ => return Err(CheckError::NeedsTables { needed }),
+    };
+    let mut claims = Vec::new();
+    for (i, claim) in certificate.claims.iter().enumerate() {
+        let visited = check_claim(certificate, i, limited.as_ref())?;
+        claims.push((claim.side, claim.at_least, visited));
+    }
+    let mover = certificate.position.side_to_move();
+    let best = |side: Color| {
+        claims
+            .iter()
+            .filter(|(s, _, _)| *s == side)
+            .map(|(_, w, _)| *w)
+            .max()
+    };
+    let value = match (best(mover), best(!mover)) {
+        (Some(Wdl::Win), _) => Some(Wdl::Win),
+        (_, Some(Wdl::Win)) => Some(Wdl::Loss),
+        (Some(Wdl::Draw), Some(Wdl::Draw)) => Some(Wdl::Draw),
+        _ => None,
+    };
+    Ok(CheckReport { claims, value })
+}
+
+/// Checks claim `index`; the number of positions visited.
+fn check_claim(
+    certificate: &Certificate,
+    index: usize,
+    tables: Option<&Tablebase>,
+) -> Result<usize, CheckError> {
+    let claim = &certificate.claims[index];
+    let rules = certificate.rules;
+    let mut seen: HashSet<NodeKey> = HashSet::new();
+    let mut stack = vec![certificate.position];
+    seen.insert(NodeKey::of(&certificate.position));
+    while let Some(pos) = stack.pop() {
+        let us = pos.side_to_move();
+        if let Some(result) = decided(&pos, rules, tables)? {
+            let for_claim = if us == claim.side {
+                result
+            } else {
+                result.flip()
+            };
+            if for_claim < claim.at_least {
+                return Err(CheckError::FallsShort {
+                    claim: index,
+                    position: fanorona_engine::format_position(&pos),
+                    side: side_name(claim.side),
+                    result: for_claim.name(),
+                    claimed: claim.at_least.name(),
+                });
+            }
+            continue;
+        }
+        let mut push = |child: Position| {
+            if seen.insert(NodeKey::of(&child)) {
+                stack.push(child);
+            }
+        };
+        if us == claim.side {
+            let Some(turn) = claim.turns.get(&NodeKey::of(&pos)) else {
+                return Err(CheckError::MissingTurn {
+                    claim: index,
+                    side: side_name(us),
+                    position: fanorona_engine::format_position(&pos),
+                });
+            };
+            let child = pos
+                .try_play_turn(turn)
+                .map_err(|_| CheckError::IllegalTurn {
+                    claim: index,
+                    turn: turn.to_string(),
+                    position: fanorona_engine::format_position(&pos),
+                })?;
+            push(child);
+        } else {
+            pos.for_each_turn(|_, child| push(*child));
+        }
+    }
+    Ok(seen.len())
+}

@@ -1,0 +1,167 @@
+//! Fanorona solved by search: a proof-number search over whole turns with the endgame tables
+//! as leaves ([`search`]), the certificates it writes ([`certificate`]) and their checker
+//! ([`check`]), which replays a certificate with the engine and the tables alone.
+//!
+//! The value of a position is two questions to the side to move, asked at once on two
+//! threads: does it win, and does it at least draw ([`solve`]). docs/solve.md has the rules the
+//! proofs assume, the method and what was proven.
+//!
+//! ```
+//! use fanorona_solve::{SolveOptions, solve, check::check};
+//! use fanorona_tablebase::Wdl;
+//!
+//! // White's two stones against one: a win in 28 turns that the search finds without tables.
+//! let pos = fanorona_engine::parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+//! let solution = solve(&pos, None, &SolveOptions::default()).unwrap();
+//! assert_eq!(solution.value, Some(Wdl::Win));
+//! let certificate = solution.certificate.unwrap();
+//! assert_eq!(check(&certificate, None).unwrap().value, Some(Wdl::Win));
+//! ```
+
+pub mod certificate;
+pub mod check;
+pub mod search;
+pub mod state;
+mod table;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use fanorona_engine::Position;
+use fanorona_tablebase::{Tablebase, Wdl};
+
+pub use certificate::{Certificate, CertificateError, Claim, NodeKey};
+pub use check::{CheckError, CheckReport};
+pub use search::{Goal, Progress, Prover, SolveError, SolveOptions, Verdict, node_key};
+
+/// The answers to both questions about a position, and the certificate of what was proven.
+#[derive(Debug)]
+pub struct Solution {
+    /// Does the side to move win?
+    pub win: Verdict,
+    /// Does it at least draw?
+    pub not_lose: Verdict,
+    /// The value for the side to move, when the answers decide it.
+    pub value: Option<Wdl>,
+    /// Nodes expanded by both searches.
+    pub nodes: u64,
+    /// The claims proven (none when neither question was answered).
+    pub certificate: Option<Certificate>,
+}
+
+/// Asks both questions about `pos`, each on its own thread with half of the options' table
+/// memory. A decisive answer stops the other search (a proven win needs no draw proof, and a
+/// disproven draw disproves the win). `resume` holds solved entries of an earlier run (by
+/// goal) and `report` is called with each search's progress.
+pub fn solve(
+    pos: &Position,
+    tables: Option<Arc<Tablebase>>,
+    options: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    solve_with(pos, tables, options, &state::Saved::default(), None).map(|(s, _)| s)
+}
+
+/// A progress callback: which question, and where its search stands.
+pub type Report = Arc<dyn Fn(Goal, &Progress) + Send + Sync>;
+
+/// [`solve`] resuming from `saved`, reporting with `report`; also returns what each search has
+/// solved, to save.
+pub fn solve_with(
+    pos: &Position,
+    tables: Option<Arc<Tablebase>>,
+    options: &SolveOptions,
+    saved: &state::Saved,
+    report: Option<(Duration, Report)>,
+) -> Result<(Solution, state::Saved), SolveError> {
+    let done = Arc::new(AtomicBool::new(false));
+    let outer = options.stop.clone();
+    let run = |goal: Goal| {
+        let mut opts = options.clone();
+        opts.table_bytes = options.table_bytes / 2;
+        // Either the user's stop or the other search's decisive answer.
+        let local = Arc::new(AtomicBool::new(false));
+        opts.stop = Some(Arc::clone(&local));
+        let mut prover = Prover::new(tables.clone(), goal, opts);
+        prover.load_solved(saved.entries(goal));
+        if let Some((every, report)) = &report {
+            let report = Arc::clone(report);
+            prover.on_progress(*every, move |p| report(goal, p));
+        }
+        let watch = {
+            let (done, outer, local) = (Arc::clone(&done), outer.clone(), Arc::clone(&local));
+            move || {
+                while !local.load(Ordering::Relaxed) {
+                    if done.load(Ordering::Relaxed)
+                        || outer.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+                    {
+                        local.store(true, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            s.spawn(watch);
+            let verdict = prover.prove(pos);
+            let decisive = matches!(
+                (goal, &verdict),
+                (Goal::Win, Ok(Verdict::Proven)) | (Goal::NotLose, Ok(Verdict::Disproven))
+            );
+            if decisive {
+                done.store(true, Ordering::Relaxed);
+            }
+            local.store(true, Ordering::Relaxed);
+            (verdict, prover)
+        })
+    };
+    let ((win, mut win_prover), (not_lose, mut draw_prover)) = std::thread::scope(|s| {
+        let w = s.spawn(|| run(Goal::Win));
+        let d = run(Goal::NotLose);
+        (w.join().expect("the win search does not panic"), d)
+    });
+    let (mut win, mut not_lose) = (win?, not_lose?);
+    // What one answer implies about the other.
+    if win == Verdict::Proven {
+        not_lose = Verdict::Proven;
+    }
+    if not_lose == Verdict::Disproven {
+        win = Verdict::Disproven;
+    }
+    let value = match (win, not_lose) {
+        (Verdict::Proven, _) => Some(Wdl::Win),
+        (_, Verdict::Disproven) => Some(Wdl::Loss),
+        (Verdict::Disproven, Verdict::Proven) => Some(Wdl::Draw),
+        _ => None,
+    };
+    let mut claims = Vec::new();
+    match value {
+        Some(Wdl::Win) => claims.push(win_prover.claim(pos, Verdict::Proven)?),
+        Some(Wdl::Loss) => claims.push(draw_prover.claim(pos, Verdict::Disproven)?),
+        _ => {
+            if not_lose == Verdict::Proven {
+                claims.push(draw_prover.claim(pos, Verdict::Proven)?);
+            }
+            if win == Verdict::Disproven {
+                claims.push(win_prover.claim(pos, Verdict::Disproven)?);
+            }
+        }
+    }
+    let certificate = (!claims.is_empty()).then(|| Certificate {
+        position: *pos,
+        rules: options.rules,
+        table_stones: tables.as_ref().map_or(0, |t| t.max_stones()),
+        claims,
+    });
+    let saved = state::Saved::from_provers(&win_prover, &draw_prover);
+    Ok((
+        Solution {
+            win,
+            not_lose,
+            value,
+            nodes: win_prover.nodes() + draw_prover.nodes(),
+            certificate,
+        },
+        saved,
+    ))
+}

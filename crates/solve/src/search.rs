@@ -1,0 +1,668 @@
+//! Depth-first proof-number search (df-pn, Nagai 2002) over whole turns, with the 1 + epsilon
+//! threshold of Pawlewicz and Lew (2007) and the endgame tables as leaves.
+//!
+//! One search answers one question about the side to move at its root, the *attacker*: does it
+//! win ([`Goal::Win`]), or does it at least draw ([`Goal::NotLose`])? A proof is a strategy
+//! for the attacker; a disproof one for the other side (it draws or wins). Either is turned
+//! into a [`Claim`] for a certificate.
+//!
+//! A node is a turn-start position with its no-capture counter. Every turn either captures or
+//! raises the counter, and the counter's limit ends the game, so the graph has no cycles and
+//! a transposition table keyed by position and counter is sound. Repetition is left out: a
+//! side that wins under these rules wins with repetition too (docs/solve.md), and a side that
+//! does not lose without it does not lose with it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use fanorona_engine::{Color, Position, Rules, Turn};
+use fanorona_eval::EvalNet;
+use fanorona_tablebase::{ProbeError, Tablebase, Wdl};
+
+use crate::certificate::{Claim, NodeKey};
+use crate::table::{INFINITE, Table};
+
+/// What the attacker (the side to move at the root) is to prove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Goal {
+    /// It wins.
+    Win,
+    /// It wins or draws.
+    NotLose,
+}
+
+impl Goal {
+    /// Whether `result` (for the attacker) meets the goal.
+    pub fn met(self, result: Wdl) -> bool {
+        match self {
+            Goal::Win => result == Wdl::Win,
+            Goal::NotLose => result >= Wdl::Draw,
+        }
+    }
+
+    /// What a proof gives the attacker at least.
+    pub fn proven(self) -> Wdl {
+        match self {
+            Goal::Win => Wdl::Win,
+            Goal::NotLose => Wdl::Draw,
+        }
+    }
+
+    /// What a disproof gives the other side at least.
+    pub fn disproven(self) -> Wdl {
+        match self {
+            Goal::Win => Wdl::Draw,
+            Goal::NotLose => Wdl::Win,
+        }
+    }
+
+    /// `win` or `not-lose`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Goal::Win => "win",
+            Goal::NotLose => "not-lose",
+        }
+    }
+}
+
+/// The answer to one question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The attacker meets the goal.
+    Proven,
+    /// It does not: the other side has a strategy against it.
+    Disproven,
+    /// The budget ran out first.
+    Unknown,
+}
+
+/// Why a search stopped without an answer it could trust.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    /// The position is mid-chain (a proof starts at a turn start).
+    #[error("the position is in the middle of a capture chain; give a turn start")]
+    MidChain,
+    /// The rules have no no-progress limit: the graph of positions would have cycles.
+    #[error("a proof needs the no-progress rule (a limit above 0)")]
+    NoLimit,
+    /// The tables could not be read.
+    #[error("the endgame tables: {0}")]
+    Tables(String),
+    /// A proof the search had found could not be found again (a bug if ever seen).
+    #[error("the proof of {0} was lost while writing the certificate")]
+    Lost(String),
+}
+
+/// How a search runs.
+#[derive(Clone)]
+pub struct SolveOptions {
+    /// The rules (their no-progress limit must be above 0).
+    pub rules: Rules,
+    /// Memory for the transposition table, in bytes.
+    pub table_bytes: usize,
+    /// Stop after this many expanded nodes.
+    pub max_nodes: Option<u64>,
+    /// Stop at this time.
+    pub deadline: Option<Instant>,
+    /// Stop when this is set (Ctrl-C).
+    pub stop: Option<Arc<AtomicBool>>,
+    /// The evaluation that orders the search (the initial proof and disproof numbers of a new
+    /// node); `None`: every new node starts at 1 and 1.
+    pub eval: Option<Arc<EvalNet>>,
+    /// The 1 + epsilon of the child's threshold (0.25: a quarter more than the second best).
+    pub epsilon: f32,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            rules: Rules::default(),
+            table_bytes: 64 << 20,
+            max_nodes: None,
+            deadline: None,
+            stop: None,
+            eval: None,
+            epsilon: 0.25,
+        }
+    }
+}
+
+/// Where a search stands, for progress lines.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Nodes expanded.
+    pub nodes: u64,
+    /// The root's proof number (for the attacker).
+    pub root_pn: u32,
+    /// The root's disproof number.
+    pub root_dn: u32,
+    /// Entries in the transposition table.
+    pub entries: usize,
+    /// Entries it can hold.
+    pub capacity: usize,
+    /// Solved entries written into it so far (proven plus disproven, counted as stored).
+    pub solved: u64,
+    /// Time since the search began.
+    pub elapsed: Duration,
+}
+
+/// A child of a node being searched.
+struct Kid {
+    pos: Position,
+    key: u64,
+    /// Decided by the rules or the tables: whether the goal is met there.
+    fixed: Option<bool>,
+    /// The latest numbers known for it (attacker's view), when the table has dropped them.
+    nums: (u32, u32),
+}
+
+type Reporter = Box<dyn FnMut(&Progress) + Send>;
+
+/// One question's search: its table, counters and budget.
+pub struct Prover {
+    tables: Option<Arc<Tablebase>>,
+    options: SolveOptions,
+    goal: Goal,
+    attacker: Color,
+    table: Table,
+    nodes: u64,
+    solved: u64,
+    started: Instant,
+    next_look: u64,
+    stopped: bool,
+    failure: Option<SolveError>,
+    root_key: u64,
+    reporter: Option<(Duration, Instant, Reporter)>,
+}
+
+/// The search's key of a turn-start position: its hash, mixed with the no-capture counter.
+pub fn node_key(pos: &Position) -> u64 {
+    let mut z =
+        pos.hash() ^ (u64::from(pos.no_capture_turns()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // SplitMix64's finaliser: the table picks buckets from the high bits.
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    z.max(1)
+}
+
+const PROVEN: (u32, u32) = (0, INFINITE);
+const DISPROVEN: (u32, u32) = (INFINITE, 0);
+
+impl Prover {
+    /// A search for `goal` with `tables` as leaves.
+    pub fn new(tables: Option<Arc<Tablebase>>, goal: Goal, options: SolveOptions) -> Prover {
+        let table = Table::with_bytes(options.table_bytes);
+        Prover {
+            tables,
+            options,
+            goal,
+            attacker: Color::White,
+            table,
+            nodes: 0,
+            solved: 0,
+            started: Instant::now(),
+            next_look: 0,
+            stopped: false,
+            failure: None,
+            root_key: 0,
+            reporter: None,
+        }
+    }
+
+    /// Calls `report` about every `every` while searching.
+    pub fn on_progress(&mut self, every: Duration, report: impl FnMut(&Progress) + Send + 'static) {
+        self.reporter = Some((every, Instant::now(), Box::new(report)));
+    }
+
+    /// The question.
+    pub fn goal(&self) -> Goal {
+        self.goal
+    }
+
+    /// Nodes expanded so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Where the search stands now.
+    pub fn progress(&self) -> Progress {
+        let (root_pn, root_dn) = self.table.get(self.root_key).unwrap_or((1, 1));
+        Progress {
+            nodes: self.nodes,
+            root_pn,
+            root_dn,
+            entries: self.table.used(),
+            capacity: self.table.capacity(),
+            solved: self.solved,
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    /// Solved positions to save (key, proven), for a later run to resume from.
+    pub fn solved_entries(&self) -> Vec<(u64, bool)> {
+        self.table.solved().collect()
+    }
+
+    /// Puts solved positions saved by an earlier run of the same question back.
+    pub fn load_solved(&mut self, entries: &[(u64, bool)]) {
+        for &(key, proven) in entries {
+            let (pn, dn) = if proven { PROVEN } else { DISPROVEN };
+            self.table.put(key, pn, dn, u64::MAX / 2);
+        }
+    }
+
+    /// The result for the side to move of a position the rules or the tables decide (without
+    /// repetition: see the module's docs).
+    fn decided(&mut self, pos: &Position) -> Option<Wdl> {
+        let us = pos.side_to_move();
+        if pos.stones(us).is_empty() {
+            return Some(Wdl::Loss);
+        }
+        if pos.stones(!us).is_empty() {
+            return Some(Wdl::Win);
+        }
+        if !pos.has_legal_action() {
+            return Some(Wdl::Loss);
+        }
+        if pos.no_capture_turns() >= self.options.rules.no_progress_limit {
+            return Some(Wdl::Draw);
+        }
+        let tb = self.tables.as_ref()?;
+        if !tb.covers(pos) {
+            return None;
+        }
+        match tb.probe(pos) {
+            Ok(p) => Some(p.wdl),
+            Err(ProbeError::NotCovered { .. }) => None,
+            Err(e) => {
+                self.failure = Some(SolveError::Tables(e.to_string()));
+                self.stopped = true;
+                None
+            }
+        }
+    }
+
+    /// Whether a decided position (result for its side to move) meets the goal.
+    fn meets(&self, pos: &Position, result: Wdl) -> bool {
+        let for_attacker = if pos.side_to_move() == self.attacker {
+            result
+        } else {
+            result.flip()
+        };
+        self.goal.met(for_attacker)
+    }
+
+    /// The numbers a new node starts with: from the evaluation when there is one (a position
+    /// that looks good for the attacker is cheap to prove and dear to disprove).
+    fn initial(&self, pos: &Position) -> (u32, u32) {
+        let Some(eval) = &self.options.eval else {
+            return (1, 1);
+        };
+        let score = eval.evaluate(pos);
+        let score = if pos.side_to_move() == self.attacker {
+            score
+        } else {
+            -score
+        };
+        let target = match self.goal {
+            Goal::Win => 100,
+            Goal::NotLose => -100,
+        };
+        let x = ((score - target) as f32 / 150.0).clamp(-5.0, 5.0);
+        let pn = 2f32.powf(-x).round().max(1.0) as u32;
+        let dn = 2f32.powf(x).round().max(1.0) as u32;
+        (pn, dn)
+    }
+
+    /// Answers the question for `root`.
+    pub fn prove(&mut self, root: &Position) -> Result<Verdict, SolveError> {
+        if !root.is_turn_start() {
+            return Err(SolveError::MidChain);
+        }
+        if self.options.rules.no_progress_limit == 0 {
+            return Err(SolveError::NoLimit);
+        }
+        self.attacker = root.side_to_move();
+        self.root_key = node_key(root);
+        self.stopped = false;
+        let root = *root;
+        let (pn, dn) = run_deep(|| self.numbers_of(&root));
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        Ok(match (pn, dn) {
+            (0, _) => Verdict::Proven,
+            (_, 0) => Verdict::Disproven,
+            _ => Verdict::Unknown,
+        })
+    }
+
+    /// Searches `pos` until it is solved or the budget runs out; its numbers.
+    fn numbers_of(&mut self, pos: &Position) -> (u32, u32) {
+        if let Some(result) = self.decided(pos) {
+            return if self.meets(pos, result) {
+                PROVEN
+            } else {
+                DISPROVEN
+            };
+        }
+        let key = node_key(pos);
+        let attacker_moves = pos.side_to_move() == self.attacker;
+        let own = |a: u32, b: u32| if attacker_moves { (a, b) } else { (b, a) };
+        let (mut phi, mut delta) = {
+            let (pn, dn) = self.table.get(key).unwrap_or((1, 1));
+            own(pn, dn)
+        };
+        // Thresholds that double rather than infinite ones: the search comes back to this
+        // node now and then, so its numbers are in the table for the progress lines.
+        loop {
+            let th_phi = phi.saturating_mul(2).max(phi + 1).min(INFINITE);
+            let th_delta = delta.saturating_mul(2).max(delta + 1).min(INFINITE);
+            (phi, delta) = self.mid(pos, key, th_phi, th_delta);
+            if phi == 0 || delta == 0 || self.stopped {
+                return own(phi, delta);
+            }
+        }
+    }
+
+    /// Whether to stop now; looks at the clock and the flag every few thousand nodes.
+    fn out_of_budget(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.options.max_nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+            return true;
+        }
+        if self.nodes >= self.next_look {
+            self.next_look = self.nodes + 4096;
+            let now = Instant::now();
+            if self.options.deadline.is_some_and(|d| now >= d)
+                || self
+                    .options
+                    .stop
+                    .as_ref()
+                    .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                self.stopped = true;
+                return true;
+            }
+            let due = matches!(&self.reporter, Some((every, last, _)) if now.duration_since(*last) >= *every);
+            if due {
+                let progress = self.progress();
+                if let Some((_, last, report)) = &mut self.reporter {
+                    *last = now;
+                    report(&progress);
+                }
+            }
+        }
+        false
+    }
+
+    /// The children of a position not decided itself, each decided or with its first numbers.
+    fn children(&mut self, pos: &Position) -> Vec<Kid> {
+        let mut kids = Vec::new();
+        pos.for_each_turn(|_, child| {
+            kids.push(Kid {
+                pos: *child,
+                key: node_key(child),
+                fixed: None,
+                nums: (1, 1),
+            });
+        });
+        kids.sort_unstable_by_key(|k| k.key);
+        kids.dedup_by_key(|k| k.key);
+        for kid in &mut kids {
+            if let Some(result) = self.decided(&kid.pos) {
+                kid.fixed = Some(self.meets(&kid.pos, result));
+            } else if self.table.get(kid.key).is_none() {
+                kid.nums = self.initial(&kid.pos);
+            }
+        }
+        kids
+    }
+
+    /// A kid's numbers now (attacker's view).
+    fn kid_numbers(&self, kid: &Kid) -> (u32, u32) {
+        match kid.fixed {
+            Some(true) => PROVEN,
+            Some(false) => DISPROVEN,
+            None => self.table.get(kid.key).unwrap_or(kid.nums),
+        }
+    }
+
+    /// The multiple-iterative-deepening step of df-pn: searches `pos` (not decided) until its
+    /// own numbers reach a threshold. Thresholds and the return value are the node's own phi and
+    /// delta (proof and disproof numbers at the attacker's nodes, the other way round at the
+    /// other side's); the table stores the attacker's view.
+    fn mid(&mut self, pos: &Position, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
+        let attacker_moves = pos.side_to_move() == self.attacker;
+        let own = |pn: u32, dn: u32| if attacker_moves { (pn, dn) } else { (dn, pn) };
+        let work_before = self.nodes;
+        self.nodes += 1;
+        let mut kids = self.children(pos);
+        let (mut phi, mut delta);
+        loop {
+            // The node's phi is the least delta of a kid (a kid's delta is its phi from the
+            // node's side); its delta the sum of the kids' phis.
+            phi = INFINITE;
+            delta = 0u32;
+            let (mut best, mut best_delta, mut second_delta, mut best_phi) =
+                (0usize, INFINITE, INFINITE, 0u32);
+            for (i, kid) in kids.iter().enumerate() {
+                let (pn, dn) = self.kid_numbers(kid);
+                // The kid moves for the other side: its own phi/delta are the other way round.
+                let (k_delta, k_phi) = own(pn, dn);
+                delta = delta.saturating_add(k_phi).min(INFINITE);
+                if k_delta < best_delta {
+                    second_delta = best_delta;
+                    best_delta = k_delta;
+                    best = i;
+                    best_phi = k_phi;
+                } else if k_delta < second_delta {
+                    second_delta = k_delta;
+                }
+            }
+            phi = phi.min(best_delta);
+            if phi >= th_phi || delta >= th_delta || self.out_of_budget() {
+                break;
+            }
+            let widened = ((second_delta as f32) * (1.0 + self.options.epsilon)).ceil() as u32;
+            let kid_th_delta = th_phi.min(widened.max(second_delta.saturating_add(1)));
+            let kid_th_phi = th_delta.saturating_sub(delta - best_phi).min(INFINITE);
+            let kid = &kids[best];
+            let (kpos, kkey) = (kid.pos, kid.key);
+            let (k_phi, k_delta) = self.mid(&kpos, kkey, kid_th_phi, kid_th_delta);
+            // Back to the attacker's view for the kid (whose side is the other one).
+            let kid_view = if attacker_moves {
+                (k_delta, k_phi)
+            } else {
+                (k_phi, k_delta)
+            };
+            kids[best].nums = kid_view;
+        }
+        let (pn, dn) = own(phi, delta);
+        if pn == 0 || dn == 0 {
+            self.solved += 1;
+        }
+        self.table.put(key, pn, dn, self.nodes - work_before);
+        (phi, delta)
+    }
+
+    /// Whether the numbers of a position show what the claim needs: proven for the attacker's
+    /// claim, disproven for the other side's.
+    fn settled(&mut self, pos: &Position, for_attacker: bool) -> bool {
+        let (pn, dn) = match self.decided(pos) {
+            Some(r) if self.meets(pos, r) => PROVEN,
+            Some(_) => DISPROVEN,
+            None => self.table.get(node_key(pos)).unwrap_or((1, 1)),
+        };
+        if for_attacker { pn == 0 } else { dn == 0 }
+    }
+
+    /// Settles `pos` for the claim, searching it again when the table has let it go.
+    fn settle(&mut self, pos: &Position, for_attacker: bool) -> bool {
+        if self.settled(pos, for_attacker) {
+            return true;
+        }
+        let saved = self.options.max_nodes.take();
+        let deadline = self.options.deadline.take();
+        let stop = self.options.stop.take();
+        self.stopped = false;
+        let (pn, dn) = self.numbers_of(pos);
+        self.options.max_nodes = saved;
+        self.options.deadline = deadline;
+        self.options.stop = stop;
+        if for_attacker { pn == 0 } else { dn == 0 }
+    }
+
+    /// The strategy the verdict rests on, as a certificate's claim: the attacker's after a
+    /// proof, the other side's after a disproof. Parts of the proof the table let go are
+    /// searched again.
+    pub fn claim(&mut self, root: &Position, verdict: Verdict) -> Result<Claim, SolveError> {
+        let for_attacker = match verdict {
+            Verdict::Proven => true,
+            Verdict::Disproven => false,
+            Verdict::Unknown => {
+                return Err(SolveError::Lost("an unanswered question".into()));
+            }
+        };
+        self.attacker = root.side_to_move();
+        let side = if for_attacker {
+            self.attacker
+        } else {
+            !self.attacker
+        };
+        let at_least = if for_attacker {
+            self.goal.proven()
+        } else {
+            self.goal.disproven()
+        };
+        let root = *root;
+        let turns = run_deep(|| self.strategy(&root, side, for_attacker))?;
+        Ok(Claim {
+            side,
+            at_least,
+            turns,
+        })
+    }
+
+    fn strategy(
+        &mut self,
+        root: &Position,
+        side: Color,
+        for_attacker: bool,
+    ) -> Result<std::collections::HashMap<NodeKey, Turn>, SolveError> {
+        let mut turns = std::collections::HashMap::new();
+        let mut seen: HashSet<NodeKey> = HashSet::new();
+        let mut stack = vec![*root];
+        seen.insert(NodeKey::of(root));
+        let lost = |pos: &Position| SolveError::Lost(fanorona_engine::format_position(pos));
+        while let Some(pos) = stack.pop() {
+            if self.decided(&pos).is_some() {
+                if !self.settled(&pos, for_attacker) {
+                    return Err(lost(&pos));
+                }
+                continue;
+            }
+            let mut options: Vec<(Turn, Position)> = Vec::new();
+            pos.for_each_turn(|t, c| options.push((*t, *c)));
+            let mut next = Vec::new();
+            if pos.side_to_move() == side {
+                let pick = match options.iter().find(|(_, c)| self.settled(c, for_attacker)) {
+                    Some(found) => Some(*found),
+                    None => options
+                        .iter()
+                        .find(|(_, c)| self.settle(c, for_attacker))
+                        .copied(),
+                };
+                let (turn, child) = pick.ok_or_else(|| lost(&pos))?;
+                turns.insert(NodeKey::of(&pos), turn);
+                next.push(child);
+            } else {
+                for (_, child) in options {
+                    if !self.settle(&child, for_attacker) {
+                        return Err(lost(&child));
+                    }
+                    next.push(child);
+                }
+            }
+            for child in next {
+                if seen.insert(NodeKey::of(&child)) {
+                    stack.push(child);
+                }
+            }
+        }
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        Ok(turns)
+    }
+}
+
+/// Runs `f` on a thread with a deep stack (the search recurses once per turn of a line, and a
+/// line can run to a few thousand turns).
+fn run_deep<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("solve".into())
+            .stack_size(256 << 20)
+            .spawn_scoped(s, f)
+            .expect("a thread for the search")
+            .join()
+            .expect("the search does not panic")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_engine::Setup;
+    use fanorona_testkit::{Rng, random_position, random_walk};
+
+    fn small() -> SolveOptions {
+        SolveOptions {
+            table_bytes: 1 << 12,
+            ..SolveOptions::default()
+        }
+    }
+
+    /// The search's quick end-of-game test and the checker's (the engine's `Game::outcome`,
+    /// then the tables) agree on every position, at every counter.
+    #[test]
+    fn the_search_and_the_checker_decide_the_same_positions() {
+        let tb =
+            Arc::new(fanorona_tablebase::build::build_in_memory(3, 50, 2, &mut |_| {}).unwrap());
+        let mut rng = Rng::new(7);
+        let mut positions = Vec::new();
+        for _ in 0..20 {
+            positions.extend(random_walk(&mut rng, Position::start(), 300));
+        }
+        for n in 0..400 {
+            let side = if n % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            positions.push(random_position(&mut rng, n % 5, (n / 5) % 6, side));
+        }
+        let mut decided = 0;
+        for (i, pos) in positions.iter().filter(|p| p.is_turn_start()).enumerate() {
+            let mut setup: Setup = pos.to_setup();
+            setup.no_capture_turns = [0, 49, 50, 70][i % 4];
+            let pos = Position::from_setup(&setup).unwrap();
+            for tables in [None, Some(Arc::clone(&tb))] {
+                let mut prover = Prover::new(tables.clone(), Goal::Win, small());
+                let ours = prover.decided(&pos);
+                let theirs =
+                    crate::check::decided(&pos, Rules::default(), tables.as_deref()).unwrap();
+                assert_eq!(ours, theirs, "{}", fanorona_engine::format_position(&pos));
+                decided += usize::from(ours.is_some());
+            }
+        }
+        assert!(decided > 100, "{decided}");
+    }
+}

@@ -1,0 +1,153 @@
+//! The transposition table of the proof-number search: a fixed number of entries chosen from
+//! the memory budget, in buckets of four; a full bucket gives up its least valuable entry
+//! (an unsolved one before a solved one, then the one with the least work below it).
+
+/// Proof and disproof numbers at or above this are infinite (a saturating sum stops here).
+pub(crate) const INFINITE: u32 = u32::MAX / 4;
+
+/// Entries per bucket.
+const WAYS: usize = 4;
+
+/// One stored node: its key (0 for an empty slot), its proof and disproof numbers for the
+/// attacker, and the number of nodes searched below it.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    pn: u32,
+    dn: u32,
+    work: u64,
+}
+
+impl Entry {
+    fn solved(&self) -> bool {
+        self.pn == 0 || self.dn == 0
+    }
+
+    /// How much the entry is worth keeping: solved first, then by work.
+    fn worth(&self) -> (bool, u64) {
+        (self.solved(), self.work)
+    }
+}
+
+/// Bytes one entry takes.
+pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+/// The table.
+pub(crate) struct Table {
+    entries: Vec<Entry>,
+    buckets: usize,
+    used: usize,
+}
+
+impl Table {
+    /// A table of about `bytes` bytes (at least one bucket).
+    pub(crate) fn with_bytes(bytes: usize) -> Table {
+        let buckets = (bytes / (ENTRY_BYTES * WAYS)).max(1);
+        Table {
+            entries: vec![Entry::default(); buckets * WAYS],
+            buckets,
+            used: 0,
+        }
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        // The high bits pick the bucket (the low ones are already mixed into the key).
+        ((u128::from(key) * self.buckets as u128) >> 64) as usize * WAYS
+    }
+
+    /// The proof and disproof numbers stored for `key`.
+    pub(crate) fn get(&self, key: u64) -> Option<(u32, u32)> {
+        let b = self.bucket(key);
+        self.entries[b..b + WAYS]
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| (e.pn, e.dn))
+    }
+
+    /// Stores the numbers of `key` with the work done below it.
+    pub(crate) fn put(&mut self, key: u64, pn: u32, dn: u32, work: u64) {
+        let b = self.bucket(key);
+        let bucket = &mut self.entries[b..b + WAYS];
+        let slot = match bucket.iter().position(|e| e.key == key) {
+            Some(i) => i,
+            None => match bucket.iter().position(|e| e.key == 0) {
+                Some(i) => {
+                    self.used += 1;
+                    i
+                }
+                None => {
+                    let (i, victim) = bucket
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, e)| e.worth())
+                        .expect("a bucket has entries");
+                    let new = Entry { key, pn, dn, work };
+                    // A solved entry never makes way for an unsolved one.
+                    if victim.solved() && !new.solved() {
+                        return;
+                    }
+                    i
+                }
+            },
+        };
+        let e = &mut bucket[slot];
+        let work = if e.key == key { e.work.max(work) } else { work };
+        *e = Entry { key, pn, dn, work };
+    }
+
+    /// Entries in use.
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Entries it can hold.
+    pub(crate) fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Every solved entry: its key and whether it is proven (else disproven).
+    pub(crate) fn solved(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
+        self.entries
+            .iter()
+            .filter(|e| e.key != 0 && e.solved())
+            .map(|e| (e.key, e.pn == 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_solved_entry_outlives_unsolved_ones_in_a_full_bucket() {
+        let mut t = Table::with_bytes(ENTRY_BYTES * WAYS); // one bucket
+        t.put(1, 0, INFINITE, 1); // proven, little work
+        for k in 2..=4 {
+            t.put(k, 5, 5, 100);
+        }
+        assert_eq!(t.used(), 4);
+        // A fifth unsolved key replaces the unsolved entry with the least work, not the proof.
+        t.put(9, 3, 3, 200);
+        assert_eq!(t.get(1), Some((0, INFINITE)));
+        assert_eq!(t.get(9), Some((3, 3)));
+        assert_eq!([2, 3, 4].iter().filter(|&&k| t.get(k).is_some()).count(), 2);
+        // An unsolved key cannot push out solved ones.
+        let mut t = Table::with_bytes(ENTRY_BYTES * WAYS);
+        for k in 1..=4 {
+            t.put(k, INFINITE, 0, 1);
+        }
+        t.put(7, 1, 1, 1_000);
+        assert_eq!(t.get(7), None);
+        assert_eq!(t.solved().count(), 4);
+    }
+
+    #[test]
+    fn updating_a_key_keeps_one_entry() {
+        let mut t = Table::with_bytes(1 << 16);
+        t.put(42, 3, 4, 10);
+        t.put(42, 0, INFINITE, 5);
+        assert_eq!(t.used(), 1);
+        assert_eq!(t.get(42), Some((0, INFINITE)));
+        assert_eq!(t.solved().collect::<Vec<_>>(), vec![(42, true)]);
+    }
+}

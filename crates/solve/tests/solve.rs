@@ -1,0 +1,231 @@
+//! The solver against what is known: the endgame tables' values, rule cases drawn as pictures,
+//! the no-progress counter, certificates checked and tampered with, a stopped search resumed.
+
+use std::sync::{Arc, OnceLock};
+
+use fanorona_engine::{Color, Position, Rules, Setup, parse_position};
+use fanorona_solve::check::{CheckError, check};
+use fanorona_solve::state::{Saved, StateHead};
+use fanorona_solve::{
+    Certificate, Goal, NodeKey, Prover, SolveError, SolveOptions, solve, solve_with,
+};
+use fanorona_tablebase::{Tablebase, Wdl, build};
+use fanorona_testkit::{Rng, TempDir, board, random_position};
+
+fn tables() -> Arc<Tablebase> {
+    static TB: OnceLock<Arc<Tablebase>> = OnceLock::new();
+    TB.get_or_init(|| Arc::new(build::build_in_memory(4, 50, 2, &mut |_| {}).unwrap()))
+        .clone()
+}
+
+fn options() -> SolveOptions {
+    SolveOptions {
+        table_bytes: 8 << 20,
+        ..SolveOptions::default()
+    }
+}
+
+fn at_counter(pos: Position, counter: u32) -> Position {
+    let mut setup: Setup = pos.to_setup();
+    setup.no_capture_turns = counter;
+    Position::from_setup(&setup).unwrap()
+}
+
+/// Two against one: a win whose next capture is 28 turns away with best defence, a draw from
+/// counter 23 on (docs/tablebase.md).
+const LONG_WIN: &str = "9/9/3B5/9/WW7 w 0 1";
+
+#[test]
+fn values_agree_with_the_tables_on_random_positions() {
+    let tb = tables();
+    let mut rng = Rng::new(44);
+    let mut seen = [0usize; 3];
+    for n in 0..24 {
+        let (white, black) = [(2, 1), (1, 2), (2, 2), (3, 1), (1, 3)][n % 5];
+        let side = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let counter = [0, 10, 30, 45][rng.below(4)];
+        let pos = at_counter(random_position(&mut rng, white, black, side), counter);
+        let expected = tb.probe(&pos).unwrap().wdl;
+        // The search gets the tables of fewer stones only: it has to find the value itself.
+        let below = Arc::new(tb.up_to(white + black - 1));
+        let solution = solve(&pos, Some(Arc::clone(&below)), &options()).unwrap();
+        let text = fanorona_engine::format_position(&pos);
+        assert_eq!(solution.value, Some(expected), "{text}");
+        let certificate = solution.certificate.expect("a certificate");
+        assert_eq!(certificate.table_stones, white + black - 1);
+        let report = check(&certificate, Some(&tb)).unwrap();
+        assert_eq!(report.value, Some(expected), "{text}");
+        seen[(expected.sign() + 1) as usize] += 1;
+    }
+    // The sample holds all three results.
+    assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+}
+
+#[test]
+fn the_long_win_is_found_without_tables_and_the_counter_turns_it_into_a_draw() {
+    let pos = parse_position(LONG_WIN).unwrap();
+    let won = solve(&pos, None, &options()).unwrap();
+    assert_eq!(won.value, Some(Wdl::Win));
+    let cert = won.certificate.unwrap();
+    assert_eq!(cert.claims.len(), 1);
+    assert_eq!(
+        (cert.claims[0].side, cert.claims[0].at_least),
+        (Color::White, Wdl::Win)
+    );
+    assert_eq!(check(&cert, None).unwrap().value, Some(Wdl::Win));
+    // 28 turns to the capture: from counter 22 there is just time, from 23 there is not.
+    let late = solve(&at_counter(pos, 22), None, &options()).unwrap();
+    assert_eq!(late.value, Some(Wdl::Win));
+    let too_late = solve(&at_counter(pos, 23), None, &options()).unwrap();
+    assert_eq!(too_late.value, Some(Wdl::Draw));
+    let cert = too_late.certificate.unwrap();
+    assert_eq!(cert.claims.len(), 2, "both sides' draws");
+    assert_eq!(check(&cert, None).unwrap().value, Some(Wdl::Draw));
+}
+
+#[test]
+fn forced_wins_drawn_as_pictures() {
+    // White's stone on e3 withdraws from d3 to f3, then approaches f1 from f3 to f2: both
+    // stones in one turn of two steps (any other turn leaves Black a stone).
+    let chain = board(
+        "
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . B W . . . .
+        . . . . . . . . .
+        . . . . . B . . .",
+        Color::White,
+    );
+    let solution = solve(&chain, None, &options()).unwrap();
+    assert_eq!(solution.value, Some(Wdl::Win));
+    let cert = solution.certificate.unwrap();
+    let root_turn = cert.claims[0].turns[&NodeKey::of(&chain)];
+    let after = chain.try_play_turn(&root_turn).unwrap();
+    assert!(
+        after.stones(Color::Black).is_empty(),
+        "the proof's turn takes both stones: {root_turn}"
+    );
+    // Black to move, walled in: no legal move is a loss, proven at the root itself.
+    let stuck = board(
+        "
+        B W . . . . . . .
+        W W . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . W",
+        Color::Black,
+    );
+    let solution = solve(&stuck, None, &options()).unwrap();
+    assert_eq!(solution.value, Some(Wdl::Loss));
+    assert_eq!(
+        check(&solution.certificate.unwrap(), None).unwrap().value,
+        Some(Wdl::Loss)
+    );
+}
+
+#[test]
+fn a_tampered_certificate_is_refused() {
+    let pos = at_counter(parse_position(LONG_WIN).unwrap(), 23);
+    let cert = solve(&pos, None, &options()).unwrap().certificate.unwrap();
+    check(&cert, None).unwrap();
+    // A turn missing.
+    let mut missing = cert.clone();
+    missing.claims[0].turns.remove(&NodeKey::of(&pos));
+    assert!(matches!(
+        check(&missing, None),
+        Err(CheckError::MissingTurn { claim: 0, .. })
+    ));
+    // A turn of another position.
+    let mut foreign = cert.clone();
+    let other: fanorona_engine::Turn = "i5h5".parse().unwrap();
+    let root_claim = foreign
+        .claims
+        .iter_mut()
+        .find(|c| c.side == pos.side_to_move())
+        .unwrap();
+    root_claim.turns.insert(NodeKey::of(&pos), other);
+    assert!(matches!(
+        check(&foreign, None),
+        Err(CheckError::IllegalTurn { .. })
+    ));
+    // A draw claimed as a win.
+    let mut greedy = cert.clone();
+    greedy.claims[0].at_least = Wdl::Win;
+    assert!(matches!(
+        check(&greedy, None),
+        Err(CheckError::FallsShort { .. })
+    ));
+    // Tables it leans on but the check lacks.
+    let mut leaning = cert.clone();
+    leaning.table_stones = 3;
+    assert_eq!(
+        check(&leaning, None),
+        Err(CheckError::NeedsTables { needed: 3 })
+    );
+    // The file: written, read back equal, and a flipped byte refused.
+    let dir = TempDir::new("solve-cert");
+    let path = dir.join("c.fnproof");
+    cert.save(&path).unwrap();
+    assert_eq!(Certificate::load(&path).unwrap(), cert);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Certificate::load(&path).unwrap_err().to_string();
+    assert!(err.contains("c.fnproof"), "{err}");
+}
+
+#[test]
+fn a_stopped_search_resumes_from_what_it_saved() {
+    let pos = parse_position(LONG_WIN).unwrap();
+    let fresh = solve(&pos, None, &options()).unwrap();
+    let stopped_opts = SolveOptions {
+        max_nodes: Some(fresh.nodes / 4),
+        ..options()
+    };
+    let (stopped, saved) = solve_with(&pos, None, &stopped_opts, &Saved::default(), None).unwrap();
+    assert_eq!(stopped.value, None);
+    assert!(!saved.is_empty());
+    let dir = TempDir::new("solve-state");
+    let path = dir.join("s.fnsv");
+    let head = StateHead {
+        position: LONG_WIN.into(),
+        no_progress_limit: 50,
+        table_stones: 0,
+    };
+    saved.save(&path, &head).unwrap();
+    let (found, loaded) = Saved::load(&path).unwrap();
+    assert_eq!((found, &loaded), (head, &saved));
+    let (resumed, _) = solve_with(&pos, None, &options(), &loaded, None).unwrap();
+    assert_eq!(resumed.value, Some(Wdl::Win));
+    assert!(
+        resumed.nodes < fresh.nodes,
+        "resumed {} nodes, fresh {}",
+        resumed.nodes,
+        fresh.nodes
+    );
+}
+
+#[test]
+fn a_mid_chain_position_and_rules_without_a_limit_are_refused() {
+    let start = Position::start();
+    let walk = fanorona_testkit::random_walk(&mut Rng::new(3), start, 400);
+    let mid = walk
+        .iter()
+        .find(|p| !p.is_turn_start())
+        .expect("a random game goes through a chain");
+    let mut p = Prover::new(None, Goal::Win, options());
+    assert_eq!(p.prove(mid), Err(SolveError::MidChain));
+    let no_limit = SolveOptions {
+        rules: Rules {
+            no_progress_limit: 0,
+        },
+        ..options()
+    };
+    let mut p = Prover::new(None, Goal::Win, no_limit);
+    assert_eq!(p.prove(&start), Err(SolveError::NoLimit));
+}
