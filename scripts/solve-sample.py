@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Middlegame positions for `fanorona solve --positions FILE`: from games of a three-turn
-alpha-beta with the learned evaluation after a few random turns, the first turn start of each
-game with at most --max stones and at least --min (one per game; games that jump past the
-window or end before it give none). Needs the Python package (docs/python.md).
+alpha-beta with the learned evaluation after a few random turns, one position a game: the
+first turn start with at most N stones, N drawn between --min and --max for each game (a game
+that jumps below --min or ends first gives none). Needs the Python package (docs/python.md).
 
     scripts/solve-sample.py --count 40 --min 8 --max 12 --seed 44 > positions.txt
 """
@@ -29,9 +29,10 @@ def main() -> None:
         game = fanorona.Game()
         player.new_game()
         turn = 0
+        most = rng.randint(args.min, args.max)
         while not game.is_over:
             white, black = game.stones
-            if white + black <= args.max:
+            if white + black <= most:
                 if white + black >= args.min:
                     print(game.fen, flush=True)
                     found += 1

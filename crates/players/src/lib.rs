@@ -28,6 +28,7 @@ mod greedy;
 pub mod mix;
 mod opening;
 mod player;
+mod proving;
 mod random;
 mod state;
 pub mod tables;
@@ -42,6 +43,7 @@ pub use opening::random_opening;
 pub use player::{
     Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop, check_limit, check_playable,
 };
+pub use proving::ProvingPlayer;
 pub use random::RandomPlayer;
 pub use state::{FanoronaState, SearchTables, player_of, terminal_of};
 pub use uct::{MctsConfig, MctsPlayer};

@@ -69,11 +69,13 @@ pub enum Score {
     Value(f32),
     /// The exact result from the endgame tables.
     Tablebase(fanorona_tablebase::Probe),
+    /// The exact result proven by the solver (`fanorona solve`), without a distance.
+    Proven(fanorona_tablebase::Wdl),
 }
 
 impl fmt::Display for Score {
-    /// `cs 120`, `win 3`, `loss 2`, `value 0.250`, or from the tables `tb win 7` (the next
-    /// capture in 7 turns), `tb draw`.
+    /// `cs 120`, `win 3`, `loss 2`, `value 0.250`, from the tables `tb win 7` (the next
+    /// capture in 7 turns), `tb draw`, from the solver `proven draw`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Score::Centistones(cs) => write!(f, "cs {cs}"),
@@ -84,6 +86,7 @@ impl fmt::Display for Score {
                 fanorona_tablebase::Wdl::Draw => f.write_str("tb draw"),
                 w => write!(f, "tb {w} {}", p.dtz),
             },
+            Score::Proven(w) => write!(f, "proven {w}"),
         }
     }
 }
@@ -197,6 +200,11 @@ impl Stop {
     /// Whether the flag is raised.
     pub fn is_raised(&self) -> bool {
         self.0.load(Ordering::Relaxed)
+    }
+
+    /// The shared flag itself, for code that watches an `AtomicBool` (the solver).
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
     }
 
     /// Whether `other` is a clone of this flag (raising one raises the other).

@@ -199,7 +199,7 @@ fn alphabeta_agrees_with_plain_negamax() {
                     Score::Centistones(s) => s,
                     Score::WinIn(n) => 30_000 - n as i32,
                     Score::LossIn(n) => -(30_000 - n as i32),
-                    Score::Value(_) | Score::Tablebase(_) => unreachable!(),
+                    Score::Value(_) | Score::Tablebase(_) | Score::Proven(_) => unreachable!(),
                 };
                 assert_eq!(got, expected, "seed {seed}, plies {plies}, depth {depth}");
                 // The chosen turn achieves that value.

@@ -856,6 +856,7 @@ fn other_side(score: fanorona_players::Score) -> fanorona_players::Score {
                 p.dtz + 1
             },
         }),
+        Score::Proven(w) => Score::Proven(w.flip()),
     }
 }
 

@@ -448,6 +448,18 @@ pub fn judge(side: Color, score: fanorona_players::Score) -> (String, f32, bool)
                 Wdl::Loss => wins(!side, how),
             }
         }
+        S::Proven(wdl) => {
+            let how = "with best play (proven by the solver)".to_string();
+            match wdl {
+                Wdl::Draw => (
+                    "a draw with best play (proven by the solver)".to_string(),
+                    0.0,
+                    true,
+                ),
+                Wdl::Win => wins(side, how),
+                Wdl::Loss => wins(!side, how),
+            }
+        }
     }
 }
 
@@ -467,7 +479,7 @@ pub fn white_stones(side: Color, score: fanorona_players::Score) -> f32 {
         S::WinIn(_) => FORCED_STONES,
         S::LossIn(_) => -FORCED_STONES,
         S::Value(v) => 5.0 * v.clamp(-1.0, 1.0),
-        S::Tablebase(probe) => match probe.wdl {
+        S::Tablebase(fanorona_tablebase::Probe { wdl, .. }) | S::Proven(wdl) => match wdl {
             Wdl::Win => FORCED_STONES,
             Wdl::Draw => 0.0,
             Wdl::Loss => -FORCED_STONES,

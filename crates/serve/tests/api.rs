@@ -606,6 +606,22 @@ async fn the_analysis_is_exact_where_the_tables_cover_the_position() {
 }
 
 #[tokio::test]
+async fn the_analysis_says_proven_where_the_solver_proves_the_position() {
+    // Tables of two stones do not cover three; the strongest level's proof does: White's e3
+    // withdraws from d3 and approaches f1 in one turn.
+    let tables = fanorona_tablebase::build::build_in_memory(2, 50, 1, &mut |_| {}).unwrap();
+    let chooser = ClassicalChooser::with_tables(Some(Arc::new(tables)));
+    let app = router(Arc::new(chooser), ServerConfig::default());
+    let a = analysis_of(app, json!({"start": "9/9/3BW4/9/5B3 w 0 1"})).await;
+    assert!(a.exact, "{a:?}");
+    assert_eq!(a.score.as_deref(), Some("proven win"), "{a:?}");
+    assert!(
+        a.summary.contains("White wins") && a.summary.contains("proven"),
+        "{a:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_review_evaluates_every_position_and_finds_the_blunder() {
     // Two lone stones: White's a1b2 walks onto Black's diagonal and Black's approach d4c3a
     // takes it; White's other steps lose nothing. The blunder is White's first turn.

@@ -13,7 +13,8 @@ use fanorona_engine::{Game, Outcome, Turn};
 use thiserror::Error;
 
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, Choice, Evaluation, GreedyPlayer, Player, PlayerError, Stop,
+    AlphaBetaConfig, AlphaBetaPlayer, Choice, Evaluation, GreedyPlayer, Player, PlayerError,
+    ProvingPlayer, Stop,
 };
 
 /// Picks the computer's turn in a game.
@@ -164,7 +165,9 @@ impl Level {
             Level::Beginner => "takes the biggest capture it sees, without looking ahead",
             Level::Easy => "looks two turns ahead",
             Level::Medium => "looks four turns ahead",
-            Level::Hard => "thinks for up to three seconds",
+            Level::Hard => {
+                "thinks for up to three seconds, and plays a proven turn where a third of that proves the position"
+            }
         }
     }
 
@@ -300,9 +303,13 @@ impl TurnChooser for ClassicalChooser {
         let mut player: Box<dyn Player> = match level.depth() {
             Some(0) => Box::new(GreedyPlayer::new(seed)),
             depth => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                let millis = left.min(level.think_time()).as_millis().max(1) as u64;
-                Box::new(
+                let left = deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(level.think_time());
+                // The strongest level spends a third of its time on a proof first.
+                let proof = (level == Level::Hard).then(|| left / 3);
+                let millis = (left - proof.unwrap_or_default()).as_millis().max(1) as u64;
+                let searcher = Box::new(
                     AlphaBetaPlayer::new(AlphaBetaConfig {
                         depth,
                         millis: Some(millis),
@@ -316,7 +323,19 @@ impl TurnChooser for ClassicalChooser {
                     } else {
                         Evaluation::Handwritten
                     }),
-                )
+                );
+                match proof {
+                    Some(budget) => Box::new(ProvingPlayer::new(
+                        searcher,
+                        budget,
+                        self.tables.clone(),
+                        match &self.eval {
+                            Evaluation::Learned(net) => Some(net.clone()),
+                            Evaluation::Handwritten => None,
+                        },
+                    )),
+                    None => searcher,
+                }
             }
         };
         player.set_stop(stop.clone());

@@ -213,6 +213,8 @@ pub struct AlphaBetaSettings {
     pub table_stones: Option<usize>,
     /// Its evaluation.
     pub eval: EvalSource,
+    /// Milliseconds of proof search before its own (`prove=`; `None`: none).
+    pub prove_millis: Option<u64>,
 }
 
 /// The settings of an `mcts` player (plain UCT).
@@ -370,6 +372,14 @@ pub mod alphabeta {
         Some(AlphaBetaConfig::DEFAULT_TT_MEBIBYTES as u64),
         "transposition table size in MiB",
     );
+    /// `prove`.
+    pub const PROVE: Key = Key::whole(
+        "prove",
+        1,
+        600_000,
+        None,
+        "milliseconds of proof-number search (`fanorona solve`) before the search; a proven win or draw plays the proof's turn",
+    );
 }
 
 /// The keys of `mcts`.
@@ -466,6 +476,7 @@ pub static ALPHABETA: Kind = Kind {
         TB,
         TB_STONES,
         EVAL,
+        alphabeta::PROVE,
     ],
     settings: |v| {
         let millis = v.whole(&MS);
@@ -484,6 +495,7 @@ pub static ALPHABETA: Kind = Kind {
             tables: v.switch(&TB),
             table_stones: v.whole(&TB_STONES).map(|n| n as usize),
             eval: EvalSource::of(v),
+            prove_millis: v.whole(&alphabeta::PROVE),
         }))
     },
 };

@@ -25,7 +25,7 @@ use fanorona_mcts::derive_seed;
 use fanorona_players::tables::Tables;
 use fanorona_players::{
     AlphaBetaConfig, AlphaBetaPlayer, Evaluation, GreedyPlayer, MctsConfig, MctsPlayer, Player,
-    RandomPlayer,
+    ProvingPlayer, RandomPlayer,
 };
 
 use crate::key::Takes;
@@ -211,15 +211,26 @@ impl Registry {
             PlayerSettings::Greedy { seed: s } => {
                 Box::new(GreedyPlayer::new(seed(*s)).with_name(name))
             }
-            PlayerSettings::AlphaBeta(a) => Box::new(
-                AlphaBetaPlayer::new(AlphaBetaConfig {
-                    seed: seed(a.search.seed),
-                    ..a.search
-                })
-                .with_name(name)
-                .with_tables(tables(a.tables, a.table_stones))
-                .with_evaluation(eval(&a.eval)?),
-            ),
+            PlayerSettings::AlphaBeta(a) => {
+                let player = Box::new(
+                    AlphaBetaPlayer::new(AlphaBetaConfig {
+                        seed: seed(a.search.seed),
+                        ..a.search
+                    })
+                    .with_name(name)
+                    .with_tables(tables(a.tables, a.table_stones))
+                    .with_evaluation(eval(&a.eval)?),
+                );
+                match a.prove_millis {
+                    None => player,
+                    Some(ms) => Box::new(ProvingPlayer::new(
+                        player,
+                        std::time::Duration::from_millis(ms),
+                        tables(a.tables, a.table_stones),
+                        crate::shipped_evaluation().ok(),
+                    )),
+                }
+            }
             PlayerSettings::Mcts(m) => Box::new(
                 MctsPlayer::new(MctsConfig {
                     seed: seed(m.search.seed),

@@ -94,11 +94,13 @@ fn search_score(score: Option<Score>) -> Option<SearchScore> {
 /// A node's score as recorded: a table's result counts as a forced one (a draw as 0).
 fn node_score(score: Score) -> Option<SearchScore> {
     match score {
-        Score::Tablebase(p) => Some(match p.wdl {
-            Wdl::Win => SearchScore::Win,
-            Wdl::Loss => SearchScore::Loss,
-            Wdl::Draw => SearchScore::Centistones(0),
-        }),
+        Score::Tablebase(fanorona_tablebase::Probe { wdl, .. }) | Score::Proven(wdl) => {
+            Some(match wdl {
+                Wdl::Win => SearchScore::Win,
+                Wdl::Loss => SearchScore::Loss,
+                Wdl::Draw => SearchScore::Centistones(0),
+            })
+        }
         other => search_score(Some(other)),
     }
 }

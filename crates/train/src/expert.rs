@@ -102,11 +102,9 @@ pub fn score_value(score: Score, scale: f32) -> f32 {
         Score::WinIn(_) => 1.0,
         Score::LossIn(_) => -1.0,
         Score::Value(v) => v.clamp(-1.0, 1.0),
-        Score::Tablebase(p) => match p.wdl {
-            Wdl::Win => 1.0,
-            Wdl::Draw => 0.0,
-            Wdl::Loss => -1.0,
-        },
+        Score::Tablebase(fanorona_tablebase::Probe { wdl, .. }) | Score::Proven(wdl) => {
+            wdl.sign() as f32
+        }
     }
 }
 

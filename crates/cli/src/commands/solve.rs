@@ -22,6 +22,10 @@ pub struct SolveArgs {
     /// default.
     #[arg(long, value_name = "POSITION", conflicts_with = "check")]
     pub fen: Option<String>,
+    /// Solve every position in FILE (one a line, `#` comments), each with the budget of
+    /// `--minutes` or `--nodes`, and report how many were proven and how fast.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "check", "state", "certificate"])]
+    pub positions: Option<PathBuf>,
     /// Check the certificate in FILE instead of solving (engine and tables only).
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
@@ -74,16 +78,6 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(file) = &args.check {
         return check(file, tables.as_deref());
     }
-    let pos = match &args.fen {
-        Some(text) => parse_position(text).context("--fen")?,
-        None => Position::start(),
-    };
-    if !pos.is_turn_start() {
-        bail!("--fen: the position is in the middle of a capture chain; give a turn start");
-    }
-    if args.minutes.is_some_and(|m| !(m > 0.0 && m <= 1e6)) {
-        bail!("--minutes must be above 0 and at most 1,000,000");
-    }
     let eval = match args.order.as_str() {
         "learned" => Some(
             fanorona_specs::shipped_evaluation()
@@ -92,6 +86,19 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         "none" => None,
         other => bail!("--order must be `learned` or `none`, got {other:?}"),
     };
+    if args.minutes.is_some_and(|m| !(m > 0.0 && m <= 1e6)) {
+        bail!("--minutes must be above 0 and at most 1,000,000");
+    }
+    if let Some(file) = &args.positions {
+        return solve_list(file, args, rules, tables, eval);
+    }
+    let pos = match &args.fen {
+        Some(text) => parse_position(text).context("--fen")?,
+        None => Position::start(),
+    };
+    if !pos.is_turn_start() {
+        bail!("--fen: the position is in the middle of a capture chain; give a turn start");
+    }
     let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
     let head = StateHead {
         position: fanorona_engine::format_position(&pos),
@@ -165,6 +172,86 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             cert.claims.len()
         )?;
     }
+    Ok(())
+}
+
+/// Most positions a `--positions` file may hold.
+const MAX_POSITIONS: usize = 100_000;
+
+/// `--positions FILE`: each position solved in turn with the same budget.
+fn solve_list(
+    file: &Path,
+    args: &SolveArgs,
+    rules: Rules,
+    tables: Option<Arc<Tablebase>>,
+    eval: Option<Arc<fanorona_eval::EvalNet>>,
+) -> Result<()> {
+    let bytes = fanorona_data::read_bounded(file, 64 << 20)
+        .with_context(|| format!("--positions {}", file.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("--positions {}: not text", file.display()))?;
+    let mut positions = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let pos = parse_position(line)
+            .with_context(|| format!("--positions {} line {}", file.display(), n + 1))?;
+        positions.push(pos);
+        if positions.len() > MAX_POSITIONS {
+            bail!(
+                "--positions {}: more than {MAX_POSITIONS} positions",
+                file.display()
+            );
+        }
+    }
+    if args.minutes.is_none() && args.nodes.is_none() {
+        bail!("--positions needs a budget for each position: --minutes or --nodes");
+    }
+    let stop = super::stop_on_ctrl_c("stopping after this position...");
+    let (mut proven, mut times) = (0usize, Vec::new());
+    for (i, pos) in positions.iter().enumerate() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let started = Instant::now();
+        let options = SolveOptions {
+            rules,
+            table_bytes: (args.memory as usize) << 20,
+            max_nodes: args.nodes.map(|n| n / 2),
+            deadline: args
+                .minutes
+                .map(|m| started + Duration::from_secs_f64(m * 60.0)),
+            stop: Some(Arc::clone(&stop)),
+            eval: eval.clone(),
+            ..SolveOptions::default()
+        };
+        let solution = fanorona_solve::solve(pos, tables.clone(), &options)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let stones = pos.occupied().count();
+        let value = match solution.value {
+            Some(v) => {
+                proven += 1;
+                times.push(seconds);
+                format!("{} for {}", v.name(), side_name(pos.side_to_move()))
+            }
+            None => "not proven".to_string(),
+        };
+        say!(
+            "{:>4} {} ({stones} stones): {value} in {seconds:.1} s, {} nodes",
+            i + 1,
+            fanorona_engine::format_position(pos),
+            solution.nodes
+        )?;
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    say!(
+        "proven {proven} of {} ({:.0}%), median time of those proven {median:.1} s",
+        positions.len(),
+        100.0 * proven as f64 / positions.len().max(1) as f64
+    )?;
     Ok(())
 }
 
