@@ -109,17 +109,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let stop =
         super::stop_on_ctrl_c("stopping: saving what is solved (Ctrl-C again to quit at once)...");
     let started = Instant::now();
-    let options = SolveOptions {
-        rules,
-        table_bytes: (args.memory as usize) << 20,
-        max_nodes: args.nodes.map(|n| n / 2),
-        deadline: args
-            .minutes
-            .map(|m| started + Duration::from_secs_f64(m * 60.0)),
-        stop: Some(Arc::clone(&stop)),
-        eval,
-        ..SolveOptions::default()
-    };
+    let options = budget(args, rules, started, &stop, eval);
     say!(
         "solving {} ({} to move), tables up to {} stones, {} MiB, both questions at once",
         head.position,
@@ -175,6 +165,28 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// The search's options from the command line: memory, nodes and minutes from `started`
+/// (nodes shared by the two searches).
+fn budget(
+    args: &SolveArgs,
+    rules: Rules,
+    started: Instant,
+    stop: &Arc<std::sync::atomic::AtomicBool>,
+    eval: Option<Arc<fanorona_eval::EvalNet>>,
+) -> SolveOptions {
+    SolveOptions {
+        rules,
+        table_bytes: (args.memory as usize) << 20,
+        max_nodes: args.nodes.map(|n| n / 2),
+        deadline: args
+            .minutes
+            .map(|m| started + Duration::from_secs_f64(m * 60.0)),
+        stop: Some(Arc::clone(stop)),
+        eval,
+        ..SolveOptions::default()
+    }
+}
+
 /// Most positions a `--positions` file may hold.
 const MAX_POSITIONS: usize = 100_000;
 
@@ -216,17 +228,7 @@ fn solve_list(
             break;
         }
         let started = Instant::now();
-        let options = SolveOptions {
-            rules,
-            table_bytes: (args.memory as usize) << 20,
-            max_nodes: args.nodes.map(|n| n / 2),
-            deadline: args
-                .minutes
-                .map(|m| started + Duration::from_secs_f64(m * 60.0)),
-            stop: Some(Arc::clone(&stop)),
-            eval: eval.clone(),
-            ..SolveOptions::default()
-        };
+        let options = budget(args, rules, started, &stop, eval.clone());
         let solution = fanorona_solve::solve(pos, tables.clone(), &options)?;
         let seconds = started.elapsed().as_secs_f64();
         let stones = pos.occupied().count();
