@@ -152,9 +152,8 @@ pub struct Progress {
 struct Kid {
     pos: Position,
     key: u64,
-    /// Decided by the rules or the tables: whether the goal is met there.
-    fixed: Option<bool>,
-    /// The latest numbers known for it (attacker's view), when the table has dropped them.
+    /// Its numbers as this node last saw them (attacker's view; exact when the rules or the
+    /// tables decide it).
     nums: (u32, u32),
 }
 
@@ -409,29 +408,27 @@ impl Prover {
             kids.push(Kid {
                 pos: *child,
                 key: node_key(child),
-                fixed: None,
                 nums: (1, 1),
             });
         });
         kids.sort_unstable_by_key(|k| k.key);
         kids.dedup_by_key(|k| k.key);
+        self.table.touch(kids.iter().map(|k| k.key));
         for kid in &mut kids {
             if let Some(result) = self.decided(&kid.pos) {
-                kid.fixed = Some(self.meets(&kid.pos, result));
-            } else if self.table.get(kid.key).is_none() {
-                kid.nums = self.initial(&kid.pos);
+                kid.nums = if self.meets(&kid.pos, result) {
+                    PROVEN
+                } else {
+                    DISPROVEN
+                };
+            } else {
+                kid.nums = match self.table.get(kid.key) {
+                    Some(nums) => nums,
+                    None => self.initial(&kid.pos),
+                };
             }
         }
         kids
-    }
-
-    /// A kid's numbers now (attacker's view).
-    fn kid_numbers(&self, kid: &Kid) -> (u32, u32) {
-        match kid.fixed {
-            Some(true) => PROVEN,
-            Some(false) => DISPROVEN,
-            None => self.table.get(kid.key).unwrap_or(kid.nums),
-        }
     }
 
     /// The multiple-iterative-deepening step of df-pn: searches `pos` (not decided) until its
@@ -441,6 +438,13 @@ impl Prover {
     fn mid(&mut self, pos: &Position, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
         let attacker_moves = pos.side_to_move() == self.attacker;
         let own = |pn: u32, dn: u32| if attacker_moves { (pn, dn) } else { (dn, pn) };
+        // Reached by another path and already enough (solved, or over a threshold).
+        if let Some((pn, dn)) = self.table.get(key) {
+            let (phi, delta) = own(pn, dn);
+            if phi >= th_phi || delta >= th_delta {
+                return (phi, delta);
+            }
+        }
         let work_before = self.nodes;
         self.nodes += 1;
         let mut kids = self.children(pos);
@@ -452,8 +456,10 @@ impl Prover {
             delta = 0u32;
             let (mut best, mut best_delta, mut second_delta, mut best_phi) =
                 (0usize, INFINITE, INFINITE, 0u32);
+            // The kids' numbers as this node last saw them: a kid reached meanwhile by
+            // another path shows its news when it is searched from here next.
             for (i, kid) in kids.iter().enumerate() {
-                let (pn, dn) = self.kid_numbers(kid);
+                let (pn, dn) = kid.nums;
                 // The kid moves for the other side: its own phi/delta are the other way round.
                 let (k_delta, k_phi) = own(pn, dn);
                 delta = delta.saturating_add(k_phi).min(INFINITE);

@@ -26,6 +26,11 @@ pub struct SolveArgs {
     /// `--minutes` or `--nodes`, and report how many were proven and how fast.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "check", "state", "certificate"])]
     pub positions: Option<PathBuf>,
+    /// With `--positions`: where a position is proven, let this player (a spec, as in `pit`)
+    /// choose a turn and prove the position it leads to: does the player keep the proven
+    /// value? (The solver as the perfect yardstick.)
+    #[arg(long, value_name = "PLAYER", requires = "positions")]
+    pub yardstick: Option<String>,
     /// Check the certificate in FILE instead of solving (engine and tables only).
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
@@ -187,6 +192,40 @@ fn budget(
     }
 }
 
+/// How often a player kept the proven value (`--yardstick`).
+#[derive(Default)]
+struct Yardstick {
+    known: usize,
+    kept: usize,
+    wins: usize,
+    wins_kept: usize,
+    draws: usize,
+    draws_kept: usize,
+    unknown: usize,
+}
+
+impl Yardstick {
+    /// A position of value `v` (a loss is kept by any turn and not counted).
+    fn add(&mut self, v: Wdl, kept: Option<bool>) {
+        if v == Wdl::Loss {
+            return;
+        }
+        let Some(kept) = kept else {
+            self.unknown += 1;
+            return;
+        };
+        self.known += 1;
+        self.kept += usize::from(kept);
+        if v == Wdl::Win {
+            self.wins += 1;
+            self.wins_kept += usize::from(kept);
+        } else {
+            self.draws += 1;
+            self.draws_kept += usize::from(kept);
+        }
+    }
+}
+
 /// Most positions a `--positions` file may hold.
 const MAX_POSITIONS: usize = 100_000;
 
@@ -221,6 +260,18 @@ fn solve_list(
     if args.minutes.is_none() && args.nodes.is_none() {
         bail!("--positions needs a budget for each position: --minutes or --nodes");
     }
+    let mut judged = match &args.yardstick {
+        Some(spec) => {
+            let registry = fanorona_net::player_registry(fanorona_net::Backend::Native);
+            let settings = super::players::parse_player(spec, &registry)?;
+            let player = registry
+                .with_tables(tables.clone())
+                .build(&settings, 0)
+                .map_err(|e| anyhow::anyhow!("--yardstick {spec}: {e}"))?;
+            Some((player, Yardstick::default()))
+        }
+        None => None,
+    };
     let stop = super::stop_on_ctrl_c("stopping after this position...");
     let (mut proven, mut times) = (0usize, Vec::new());
     for (i, pos) in positions.iter().enumerate() {
@@ -245,6 +296,47 @@ fn solve_list(
             i + 1,
             fanorona_engine::format_position(pos),
             solution.nodes
+        )?;
+        if let (Some((player, tally)), Some(v)) = (&mut judged, solution.value) {
+            let game = fanorona_engine::Game::from_position(*pos, rules);
+            player.new_game();
+            let turn = player
+                .choose(&game, None)
+                .map_err(|e| anyhow::anyhow!("--yardstick: {e}"))?
+                .turn;
+            let after = pos.try_play_turn(&turn)?;
+            let started = Instant::now();
+            let options = budget(args, rules, started, &stop, eval.clone());
+            let reply = fanorona_solve::solve(&after, tables.clone(), &options)?;
+            let kept = reply.value.map(|r| r.flip() == v);
+            tally.add(v, kept);
+            say!(
+                "     {} plays {turn}: {}",
+                args.yardstick.as_deref().unwrap_or_default(),
+                match kept {
+                    Some(true) => format!("keeps the {}", v.name()),
+                    Some(false) => format!(
+                        "gives up the {} (now a {})",
+                        v.name(),
+                        reply.value.map_or("?", |r| r.flip().name())
+                    ),
+                    None => "not proven after it".to_string(),
+                }
+            )?;
+        }
+    }
+    if let Some((_, tally)) = &judged {
+        say!(
+            "{} kept the proven value in {} of {} positions ({:.0}%): wins {} of {}, draws {} of {}; {} not proven after its turn",
+            args.yardstick.as_deref().unwrap_or_default(),
+            tally.kept,
+            tally.known,
+            100.0 * tally.kept as f64 / tally.known.max(1) as f64,
+            tally.wins_kept,
+            tally.wins,
+            tally.draws_kept,
+            tally.draws,
+            tally.unknown
         )?;
     }
     times.sort_by(f64::total_cmp);
