@@ -462,7 +462,7 @@ impl Prover {
                 let (pn, dn) = kid.nums;
                 // The kid moves for the other side: its own phi/delta are the other way round.
                 let (k_delta, k_phi) = own(pn, dn);
-                delta = delta.saturating_add(k_phi).min(INFINITE);
+                delta = add_numbers(delta, k_phi);
                 if k_delta < best_delta {
                     second_delta = best_delta;
                     best_delta = k_delta;
@@ -609,6 +609,18 @@ impl Prover {
     }
 }
 
+/// The sum of two proof (or disproof) numbers. It saturates just below infinity: an infinite
+/// number means solved, never merely large (sums over a graph with many paths to one node can
+/// grow past any bound, and a node whose sum read as infinite looked solved to its parent
+/// while its own search had nothing left to do: the search spun in place).
+fn add_numbers(a: u32, b: u32) -> u32 {
+    if a >= INFINITE || b >= INFINITE {
+        INFINITE
+    } else {
+        a.saturating_add(b).min(INFINITE - 1)
+    }
+}
+
 /// Runs `f` on a thread with a deep stack (the search recurses once per turn of a line, and a
 /// line can run to a few thousand turns).
 fn run_deep<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -628,6 +640,18 @@ mod tests {
     use super::*;
     use fanorona_engine::Setup;
     use fanorona_testkit::{Rng, random_position, random_walk};
+
+    #[test]
+    fn a_sum_of_finite_numbers_never_reads_as_solved() {
+        assert_eq!(add_numbers(3, 4), 7);
+        assert_eq!(add_numbers(INFINITE - 5, INFINITE - 5), INFINITE - 1);
+        assert_eq!(
+            add_numbers(INFINITE / 2 + 1, INFINITE / 2 + 1),
+            INFINITE - 1
+        );
+        assert_eq!(add_numbers(INFINITE, 1), INFINITE);
+        assert_eq!(add_numbers(0, INFINITE), INFINITE);
+    }
 
     fn small() -> SolveOptions {
         SolveOptions {
