@@ -169,7 +169,9 @@ pub struct Prover {
     nodes: u64,
     solved: u64,
     started: Instant,
-    next_look: u64,
+    /// Calls of `out_of_budget` until it looks at the clock again (counted in calls, not
+    /// nodes, so that the clock is read even while no node is expanded).
+    next_look: u32,
     stopped: bool,
     failure: Option<SolveError>,
     root_key: u64,
@@ -376,8 +378,9 @@ impl Prover {
             self.stopped = true;
             return true;
         }
-        if self.nodes >= self.next_look {
-            self.next_look = self.nodes + 4096;
+        self.next_look = self.next_look.saturating_sub(1);
+        if self.next_look == 0 {
+            self.next_look = 4096;
             let now = Instant::now();
             if self.options.deadline.is_some_and(|d| now >= d)
                 || self
