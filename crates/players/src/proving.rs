@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use fanorona_engine::Game;
 use fanorona_eval::EvalNet;
-use fanorona_solve::{NodeKey, SolveOptions};
+use fanorona_solve::SolveOptions;
 use fanorona_tablebase::{Tablebase, Wdl};
 
 use crate::player::{Choice, ChoiceInfo, Limit, Player, PlayerError, Score, Stop};
@@ -58,18 +58,13 @@ impl ProvingPlayer {
             deadline: Some(Instant::now() + self.budget),
             stop: Some(self.stop.flag()),
             eval: self.eval.clone(),
+            certificate: false,
             ..SolveOptions::default()
         };
         let Ok(solution) = fanorona_solve::solve(pos, self.tables.clone(), &options) else {
             return (None, None, 0);
         };
-        let turn = solution.certificate.as_ref().and_then(|c| {
-            c.claims
-                .iter()
-                .find(|claim| claim.side == pos.side_to_move())
-                .and_then(|claim| claim.turns.get(&NodeKey::of(pos)).copied())
-        });
-        (solution.value, turn, solution.nodes)
+        (solution.value, solution.turn, solution.nodes)
     }
 }
 

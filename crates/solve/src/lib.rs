@@ -46,7 +46,11 @@ pub struct Solution {
     pub value: Option<Wdl>,
     /// Nodes expanded by both searches.
     pub nodes: u64,
-    /// The claims proven (none when neither question was answered).
+    /// A turn for the side to move that keeps a proven win or draw (`None` for a loss, an
+    /// unknown value, or a position the rules or tables decide).
+    pub turn: Option<fanorona_engine::Turn>,
+    /// The claims proven (none when neither question was answered, or when the options asked
+    /// for no certificate).
     pub certificate: Option<Certificate>,
 }
 
@@ -134,8 +138,14 @@ pub fn solve_with(
         (Verdict::Disproven, Verdict::Proven) => Some(Wdl::Draw),
         _ => None,
     };
+    let turn = match value {
+        Some(Wdl::Win) => win_prover.proving_turn(pos),
+        Some(Wdl::Draw) => draw_prover.proving_turn(pos),
+        _ => None,
+    };
     let mut claims = Vec::new();
     match value {
+        _ if !options.certificate => {}
         Some(Wdl::Win) => claims.push(win_prover.claim(pos, Verdict::Proven)?),
         Some(Wdl::Loss) => claims.push(draw_prover.claim(pos, Verdict::Disproven)?),
         _ => {
@@ -160,6 +170,7 @@ pub fn solve_with(
             not_lose,
             value,
             nodes: win_prover.nodes() + draw_prover.nodes(),
+            turn,
             certificate,
         },
         saved,

@@ -113,6 +113,9 @@ pub struct SolveOptions {
     pub eval: Option<Arc<EvalNet>>,
     /// The 1 + epsilon of the child's threshold (0.25: a quarter more than the second best).
     pub epsilon: f32,
+    /// Write the certificate of what is proven ([`crate::solve`]); without it only the turn
+    /// at the root is read from the proof.
+    pub certificate: bool,
 }
 
 impl Default for SolveOptions {
@@ -125,6 +128,7 @@ impl Default for SolveOptions {
             stop: None,
             eval: None,
             epsilon: 0.25,
+            certificate: true,
         }
     }
 }
@@ -528,6 +532,49 @@ impl Prover {
         if for_attacker { pn == 0 } else { dn == 0 }
     }
 
+    /// A turn of the claim's side at `pos` (one of `options`) whose position is settled for
+    /// the claim. When the table has let go of every such position, `pos` itself is searched
+    /// again (the search goes straight for the turn that settles it; trying the turns one by
+    /// one could spend a whole search on a turn that loses).
+    fn pick(
+        &mut self,
+        pos: &Position,
+        options: &[(Turn, Position)],
+        for_attacker: bool,
+    ) -> Option<(Turn, Position)> {
+        let found = |me: &mut Self| {
+            options
+                .iter()
+                .find(|(_, c)| me.settled(c, for_attacker))
+                .copied()
+        };
+        if let Some(hit) = found(self) {
+            return Some(hit);
+        }
+        // Its own entry may still say "solved" and end the search at once: drop it first.
+        self.table.forget(node_key(pos));
+        self.settle(pos, for_attacker);
+        found(self).or_else(|| {
+            options
+                .iter()
+                .find(|(_, c)| self.settle(c, for_attacker))
+                .copied()
+        })
+    }
+
+    /// After a proof, a turn of the attacker at `root` that keeps what was proven (without
+    /// writing the whole certificate); `None` when the root is decided without a turn.
+    pub fn proving_turn(&mut self, root: &Position) -> Option<Turn> {
+        self.attacker = root.side_to_move();
+        if self.decided(root).is_some() {
+            return None;
+        }
+        let mut options: Vec<(Turn, Position)> = Vec::new();
+        root.for_each_turn(|t, c| options.push((*t, *c)));
+        let root = *root;
+        run_deep(|| self.pick(&root, &options, true)).map(|(turn, _)| turn)
+    }
+
     /// The strategy the verdict rests on, as a certificate's claim: the attacker's after a
     /// proof, the other side's after a disproof. Parts of the proof the table let go are
     /// searched again.
@@ -581,14 +628,9 @@ impl Prover {
             pos.for_each_turn(|t, c| options.push((*t, *c)));
             let mut next = Vec::new();
             if pos.side_to_move() == side {
-                let pick = match options.iter().find(|(_, c)| self.settled(c, for_attacker)) {
-                    Some(found) => Some(*found),
-                    None => options
-                        .iter()
-                        .find(|(_, c)| self.settle(c, for_attacker))
-                        .copied(),
-                };
-                let (turn, child) = pick.ok_or_else(|| lost(&pos))?;
+                let (turn, child) = self
+                    .pick(&pos, &options, for_attacker)
+                    .ok_or_else(|| lost(&pos))?;
                 turns.insert(NodeKey::of(&pos), turn);
                 next.push(child);
             } else {

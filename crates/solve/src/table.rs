@@ -106,6 +106,15 @@ impl Table {
         *e = Entry { key, pn, dn, work };
     }
 
+    /// Drops the entry of `key`, if any.
+    pub(crate) fn forget(&mut self, key: u64) {
+        let b = self.bucket(key);
+        if let Some(e) = self.entries[b..b + WAYS].iter_mut().find(|e| e.key == key) {
+            *e = Entry::default();
+            self.used -= 1;
+        }
+    }
+
     /// Entries in use.
     pub(crate) fn used(&self) -> usize {
         self.used

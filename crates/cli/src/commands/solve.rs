@@ -188,6 +188,7 @@ fn budget(
             .map(|m| started + Duration::from_secs_f64(m * 60.0)),
         stop: Some(Arc::clone(stop)),
         eval,
+        certificate: args.certificate.is_some(),
         ..SolveOptions::default()
     }
 }
