@@ -22,7 +22,7 @@ use fanorona_eval::EvalNet;
 use fanorona_tablebase::{ProbeError, Tablebase, Wdl};
 
 use crate::certificate::{Claim, NodeKey};
-use crate::table::{INFINITE, Table};
+use crate::table::{Edges, Holds, INFINITE, Table};
 
 /// What the attacker (the side to move at the root) is to prove.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,6 +170,8 @@ pub struct Prover {
     goal: Goal,
     attacker: Color,
     table: Table,
+    /// Results over every counter of a placement, from proofs at one counter.
+    edges: Edges,
     nodes: u64,
     solved: u64,
     started: Instant,
@@ -180,6 +182,14 @@ pub struct Prover {
     failure: Option<SolveError>,
     root_key: u64,
     reporter: Option<(Duration, Instant, Reporter)>,
+}
+
+/// The key of a placement (stones and side to move), whatever its counter.
+fn placement_key(pos: &Position) -> u64 {
+    let mut z = pos.hash() ^ 0x5851_F42D_4C95_7F2D;
+    z = (z ^ (z >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    z ^= z >> 33;
+    z.max(1)
 }
 
 /// The search's key of a turn-start position: its hash, mixed with the no-capture counter.
@@ -199,13 +209,20 @@ const DISPROVEN: (u32, u32) = (INFINITE, 0);
 impl Prover {
     /// A search for `goal` with `tables` as leaves.
     pub fn new(tables: Option<Arc<Tablebase>>, goal: Goal, options: SolveOptions) -> Prover {
-        let table = Table::with_bytes(options.table_bytes);
+        // An eighth of the memory for the placements' edges, the rest for the table.
+        let table = Table::with_bytes(options.table_bytes / 8 * 7);
+        let (proven, disproven) = match goal {
+            Goal::Win => (Holds::AtOrBelow, Holds::AtOrAbove),
+            Goal::NotLose => (Holds::AtOrAbove, Holds::AtOrBelow),
+        };
+        let edges = Edges::with_bytes(options.table_bytes / 8, proven, disproven);
         Prover {
             tables,
             options,
             goal,
             attacker: Color::White,
             table,
+            edges,
             nodes: 0,
             solved: 0,
             started: Instant::now(),
@@ -431,11 +448,21 @@ impl Prover {
             } else {
                 kid.nums = match self.table.get(kid.key) {
                     Some(nums) => nums,
-                    None => self.initial(&kid.pos),
+                    None => match self.edge_result(&kid.pos) {
+                        Some(true) => PROVEN,
+                        Some(false) => DISPROVEN,
+                        None => self.initial(&kid.pos),
+                    },
                 };
             }
         }
         kids
+    }
+
+    /// A proof or a disproof of the same placement at another counter that covers this one.
+    fn edge_result(&self, pos: &Position) -> Option<bool> {
+        let counter = pos.no_capture_turns().min(255) as u8;
+        self.edges.get(placement_key(pos), counter)
     }
 
     /// The multiple-iterative-deepening step of df-pn: searches `pos` (not decided) until its
@@ -500,6 +527,8 @@ impl Prover {
         let (pn, dn) = own(phi, delta);
         if pn == 0 || dn == 0 {
             self.solved += 1;
+            let counter = pos.no_capture_turns().min(255) as u8;
+            self.edges.put(placement_key(pos), counter, pn == 0);
         }
         self.table.put(key, pn, dn, self.nodes - work_before);
         (phi, delta)
@@ -511,7 +540,12 @@ impl Prover {
         let (pn, dn) = match self.decided(pos) {
             Some(r) if self.meets(pos, r) => PROVEN,
             Some(_) => DISPROVEN,
-            None => self.table.get(node_key(pos)).unwrap_or((1, 1)),
+            None => match (self.table.get(node_key(pos)), self.edge_result(pos)) {
+                (Some(nums), _) => nums,
+                (None, Some(true)) => PROVEN,
+                (None, Some(false)) => DISPROVEN,
+                (None, None) => (1, 1),
+            },
         };
         if for_attacker { pn == 0 } else { dn == 0 }
     }

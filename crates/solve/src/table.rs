@@ -171,3 +171,126 @@ mod tests {
         assert_eq!(t.solved().collect::<Vec<_>>(), vec![(42, true)]);
     }
 }
+
+/// What is known about one placement (stones and side to move) at every counter at once.
+///
+/// A result only gets better for whoever can force it when more turns are left before the
+/// no-progress draw, so a proof or a disproof at one counter holds on one side of it: a win
+/// proven at counter `c` holds at every counter below `c`, a draw-or-better at every counter
+/// above; a win disproven at `c` stays disproven above, a draw-or-better disproven (the other
+/// side wins) below. `proven` and `disproven` are the edges found so far, already oriented by
+/// the caller: a counter is covered when it lies on the covered side of the edge.
+#[derive(Clone, Copy, Default)]
+struct Edge {
+    key: u64,
+    proven: Option<u8>,
+    disproven: Option<u8>,
+}
+
+/// Which side of an edge a result holds on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// At the edge's counter and every counter below it.
+    AtOrBelow,
+    /// At the edge's counter and every counter above it.
+    AtOrAbove,
+}
+
+impl Holds {
+    fn covers(self, edge: u8, counter: u8) -> bool {
+        match self {
+            Holds::AtOrBelow => counter <= edge,
+            Holds::AtOrAbove => counter >= edge,
+        }
+    }
+
+    /// The wider of two edges.
+    fn widest(self, a: Option<u8>, b: u8) -> u8 {
+        match (self, a) {
+            (_, None) => b,
+            (Holds::AtOrBelow, Some(a)) => a.max(b),
+            (Holds::AtOrAbove, Some(a)) => a.min(b),
+        }
+    }
+}
+
+/// Placement-wide results (direct-mapped; a lost entry only costs a search).
+pub(crate) struct Edges {
+    entries: Vec<Edge>,
+    proven: Holds,
+    disproven: Holds,
+}
+
+impl Edges {
+    /// About `bytes` bytes of edges, proofs holding on the `proven` side and disproofs on the
+    /// `disproven` side.
+    pub(crate) fn with_bytes(bytes: usize, proven: Holds, disproven: Holds) -> Edges {
+        let n = (bytes / std::mem::size_of::<Edge>()).max(1);
+        Edges {
+            entries: vec![Edge::default(); n],
+            proven,
+            disproven,
+        }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// `Some(true)` when a proof at another counter covers `counter`, `Some(false)` for a
+    /// disproof, `None` when nothing known does.
+    pub(crate) fn get(&self, key: u64, counter: u8) -> Option<bool> {
+        let e = &self.entries[self.slot(key)];
+        if e.key != key {
+            return None;
+        }
+        if e.proven.is_some_and(|p| self.proven.covers(p, counter)) {
+            return Some(true);
+        }
+        if e.disproven
+            .is_some_and(|d| self.disproven.covers(d, counter))
+        {
+            return Some(false);
+        }
+        None
+    }
+
+    /// Records a proof (or a disproof) of the placement `key` at `counter`.
+    pub(crate) fn put(&mut self, key: u64, counter: u8, proven: bool) {
+        let slot = self.slot(key);
+        let e = &mut self.entries[slot];
+        if e.key != key {
+            *e = Edge {
+                key,
+                proven: None,
+                disproven: None,
+            };
+        }
+        if proven {
+            e.proven = Some(self.proven.widest(e.proven, counter));
+        } else {
+            e.disproven = Some(self.disproven.widest(e.disproven, counter));
+        }
+    }
+}
+
+#[cfg(test)]
+mod edge_tests {
+    use super::*;
+
+    #[test]
+    fn a_proof_covers_its_side_of_the_counter_and_the_widest_edge_is_kept() {
+        // A win: proofs hold below, disproofs above.
+        let mut e = Edges::with_bytes(1 << 12, Holds::AtOrBelow, Holds::AtOrAbove);
+        e.put(7, 20, true);
+        assert_eq!(e.get(7, 20), Some(true));
+        assert_eq!(e.get(7, 3), Some(true));
+        assert_eq!(e.get(7, 21), None);
+        e.put(7, 10, true); // narrower: the edge stays at 20
+        assert_eq!(e.get(7, 15), Some(true));
+        e.put(7, 40, false);
+        assert_eq!(e.get(7, 45), Some(false));
+        assert_eq!(e.get(7, 30), None);
+        assert_eq!(e.get(8, 3), None, "another placement");
+    }
+}
