@@ -18,7 +18,29 @@ struct Entry {
     work: u64,
 }
 
+/// An entry as stored: three words, all zero when empty, so that a table of any size is
+/// allocated as zeroed memory the system hands out on first touch (a table of structs was
+/// written out entry by entry before the search could begin).
+type Slot = [u64; 3];
+
 impl Entry {
+    fn load(slot: &Slot) -> Entry {
+        Entry {
+            key: slot[0],
+            pn: slot[1] as u32,
+            dn: (slot[1] >> 32) as u32,
+            work: slot[2],
+        }
+    }
+
+    fn store(self) -> Slot {
+        [
+            self.key,
+            u64::from(self.pn) | (u64::from(self.dn) << 32),
+            self.work,
+        ]
+    }
+
     fn solved(&self) -> bool {
         self.pn == 0 || self.dn == 0
     }
@@ -30,11 +52,11 @@ impl Entry {
 }
 
 /// Bytes one entry takes.
-pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
 /// The table.
 pub(crate) struct Table {
-    entries: Vec<Entry>,
+    entries: Vec<Slot>,
     buckets: usize,
     used: usize,
 }
@@ -44,7 +66,7 @@ impl Table {
     pub(crate) fn with_bytes(bytes: usize) -> Table {
         let buckets = (bytes / (ENTRY_BYTES * WAYS)).max(1);
         Table {
-            entries: vec![Entry::default(); buckets * WAYS],
+            entries: vec![[0u64; 3]; buckets * WAYS],
             buckets,
             used: 0,
         }
@@ -61,7 +83,7 @@ impl Table {
     pub(crate) fn touch(&self, keys: impl Iterator<Item = u64>) {
         let mut any = 0u64;
         for key in keys {
-            any ^= self.entries[self.bucket(key)].key;
+            any ^= self.entries[self.bucket(key)][0];
         }
         std::hint::black_box(any);
     }
@@ -71,17 +93,20 @@ impl Table {
         let b = self.bucket(key);
         self.entries[b..b + WAYS]
             .iter()
-            .find(|e| e.key == key)
-            .map(|e| (e.pn, e.dn))
+            .find(|e| e[0] == key)
+            .map(|e| {
+                let e = Entry::load(e);
+                (e.pn, e.dn)
+            })
     }
 
     /// Stores the numbers of `key` with the work done below it.
     pub(crate) fn put(&mut self, key: u64, pn: u32, dn: u32, work: u64) {
         let b = self.bucket(key);
         let bucket = &mut self.entries[b..b + WAYS];
-        let slot = match bucket.iter().position(|e| e.key == key) {
+        let slot = match bucket.iter().position(|e| e[0] == key) {
             Some(i) => i,
-            None => match bucket.iter().position(|e| e.key == 0) {
+            None => match bucket.iter().position(|e| e[0] == 0) {
                 Some(i) => {
                     self.used += 1;
                     i
@@ -89,6 +114,7 @@ impl Table {
                 None => {
                     let (i, victim) = bucket
                         .iter()
+                        .map(Entry::load)
                         .enumerate()
                         .min_by_key(|(_, e)| e.worth())
                         .expect("a bucket has entries");
@@ -101,16 +127,20 @@ impl Table {
                 }
             },
         };
-        let e = &mut bucket[slot];
-        let work = if e.key == key { e.work.max(work) } else { work };
-        *e = Entry { key, pn, dn, work };
+        let old = Entry::load(&bucket[slot]);
+        let work = if old.key == key {
+            old.work.max(work)
+        } else {
+            work
+        };
+        bucket[slot] = Entry { key, pn, dn, work }.store();
     }
 
     /// Drops the entry of `key`, if any.
     pub(crate) fn forget(&mut self, key: u64) {
         let b = self.bucket(key);
-        if let Some(e) = self.entries[b..b + WAYS].iter_mut().find(|e| e.key == key) {
-            *e = Entry::default();
+        if let Some(e) = self.entries[b..b + WAYS].iter_mut().find(|e| e[0] == key) {
+            *e = [0; 3];
             self.used -= 1;
         }
     }
@@ -129,6 +159,7 @@ impl Table {
     pub(crate) fn solved(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
         self.entries
             .iter()
+            .map(Entry::load)
             .filter(|e| e.key != 0 && e.solved())
             .map(|e| (e.key, e.pn == 0))
     }
@@ -187,6 +218,23 @@ struct Edge {
     disproven: Option<u8>,
 }
 
+impl Edge {
+    /// Stored as two words, zero when empty (see [`Slot`]): an edge `c` as `c + 1`, none as 0.
+    fn load(w: &[u64; 2]) -> Edge {
+        let edge = |b: u64| (b & 0xFFFF).checked_sub(1).map(|c| c as u8);
+        Edge {
+            key: w[0],
+            proven: edge(w[1]),
+            disproven: edge(w[1] >> 16),
+        }
+    }
+
+    fn store(self) -> [u64; 2] {
+        let edge = |c: Option<u8>| c.map_or(0, |c| u64::from(c) + 1);
+        [self.key, edge(self.proven) | (edge(self.disproven) << 16)]
+    }
+}
+
 /// Which side of an edge a result holds on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Holds {
@@ -216,7 +264,7 @@ impl Holds {
 
 /// Placement-wide results (direct-mapped; a lost entry only costs a search).
 pub(crate) struct Edges {
-    entries: Vec<Edge>,
+    entries: Vec<[u64; 2]>,
     proven: Holds,
     disproven: Holds,
 }
@@ -225,9 +273,9 @@ impl Edges {
     /// About `bytes` bytes of edges, proofs holding on the `proven` side and disproofs on the
     /// `disproven` side.
     pub(crate) fn with_bytes(bytes: usize, proven: Holds, disproven: Holds) -> Edges {
-        let n = (bytes / std::mem::size_of::<Edge>()).max(1);
+        let n = (bytes / 16).max(1);
         Edges {
-            entries: vec![Edge::default(); n],
+            entries: vec![[0u64; 2]; n],
             proven,
             disproven,
         }
@@ -240,7 +288,7 @@ impl Edges {
     /// `Some(true)` when a proof at another counter covers `counter`, `Some(false)` for a
     /// disproof, `None` when nothing known does.
     pub(crate) fn get(&self, key: u64, counter: u8) -> Option<bool> {
-        let e = &self.entries[self.slot(key)];
+        let e = Edge::load(&self.entries[self.slot(key)]);
         if e.key != key {
             return None;
         }
@@ -258,9 +306,9 @@ impl Edges {
     /// Records a proof (or a disproof) of the placement `key` at `counter`.
     pub(crate) fn put(&mut self, key: u64, counter: u8, proven: bool) {
         let slot = self.slot(key);
-        let e = &mut self.entries[slot];
+        let mut e = Edge::load(&self.entries[slot]);
         if e.key != key {
-            *e = Edge {
+            e = Edge {
                 key,
                 proven: None,
                 disproven: None,
@@ -271,6 +319,7 @@ impl Edges {
         } else {
             e.disproven = Some(self.disproven.widest(e.disproven, counter));
         }
+        self.entries[slot] = e.store();
     }
 }
 
@@ -292,5 +341,12 @@ mod edge_tests {
         assert_eq!(e.get(7, 45), Some(false));
         assert_eq!(e.get(7, 30), None);
         assert_eq!(e.get(8, 3), None, "another placement");
+        // Counter 0 is an edge like any other (stored as 1, none as 0).
+        let mut d = Edges::with_bytes(1 << 12, Holds::AtOrAbove, Holds::AtOrBelow);
+        d.put(9, 0, false);
+        assert_eq!(d.get(9, 0), Some(false));
+        assert_eq!(d.get(9, 1), None);
+        d.put(9, 0, true);
+        assert_eq!(d.get(9, 49), Some(true));
     }
 }
