@@ -78,6 +78,20 @@ pub fn solve_with(
     saved: &state::Saved,
     report: Option<(Duration, Report)>,
 ) -> Result<(Solution, state::Saved), SolveError> {
+    solve_saving(pos, tables, options, saved, report, &|_| {})
+}
+
+/// [`solve_with`], calling `searched` with what the searches solved as soon as they stop,
+/// before the certificate is read from them (which can search again for a while): a caller
+/// that saves it there loses nothing if it is stopped during the certificate.
+pub fn solve_saving(
+    pos: &Position,
+    tables: Option<Arc<Tablebase>>,
+    options: &SolveOptions,
+    saved: &state::Saved,
+    report: Option<(Duration, Report)>,
+    searched: &dyn Fn(&state::Saved),
+) -> Result<(Solution, state::Saved), SolveError> {
     let done = Arc::new(AtomicBool::new(false));
     let outer = options.stop.clone();
     let run = |goal: Goal| {
@@ -138,6 +152,7 @@ pub fn solve_with(
         (Verdict::Disproven, Verdict::Proven) => Some(Wdl::Draw),
         _ => None,
     };
+    searched(&state::Saved::from_provers(&win_prover, &draw_prover));
     let turn = match value {
         Some(Wdl::Win) => win_prover.proving_turn(pos),
         Some(Wdl::Draw) => draw_prover.proving_turn(pos),

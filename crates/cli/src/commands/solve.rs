@@ -129,8 +129,21 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         });
         (every, f)
     });
-    let (solution, solved) =
-        fanorona_solve::solve_with(&pos, tables.clone(), &options, &saved, report)?;
+    // What the searches solved is saved as soon as they stop, before the certificate.
+    let save = |solved: &Saved| {
+        if let Some(path) = &args.state {
+            match solved.save(path, &head) {
+                Ok(()) => eprintln!(
+                    "{} solved positions saved to {}",
+                    solved.len(),
+                    path.display()
+                ),
+                Err(e) => eprintln!("warning: --state {}: {e}", path.display()),
+            }
+        }
+    };
+    let (solution, _) =
+        fanorona_solve::solve_saving(&pos, tables.clone(), &options, &saved, report, &save)?;
     let seconds = started.elapsed().as_secs_f64();
     let mover = side_name(pos.side_to_move());
     say!(
@@ -147,16 +160,6 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         solution.nodes,
         solution.nodes as f64 / seconds.max(1e-9)
     )?;
-    if let Some(path) = &args.state {
-        solved
-            .save(path, &head)
-            .with_context(|| format!("--state {}", path.display()))?;
-        say!(
-            "{} solved positions saved to {}",
-            solved.len(),
-            path.display()
-        )?;
-    }
     if let (Some(path), Some(cert)) = (&args.certificate, &solution.certificate) {
         cert.save(path)
             .with_context(|| format!("--certificate {}", path.display()))?;
