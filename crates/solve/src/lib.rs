@@ -66,6 +66,78 @@ pub fn solve(
     solve_with(pos, tables, options, &state::Saved::default(), None).map(|(s, _)| s)
 }
 
+/// One question's search on this thread, its stop flag raised by the user's stop or by `done`
+/// (the other search's decisive answer), which it raises itself when its own answer decides.
+fn ask(
+    goal: Goal,
+    pos: &Position,
+    tables: &Option<Arc<Tablebase>>,
+    options: &SolveOptions,
+    saved: &state::Saved,
+    report: &Option<(Duration, Report)>,
+    done: &Arc<AtomicBool>,
+) -> (Result<Verdict, SolveError>, Prover) {
+    let mut opts = options.clone();
+    opts.table_bytes = options.table_bytes / 2;
+    let local = Arc::new(AtomicBool::new(false));
+    opts.stop = Some(Arc::clone(&local));
+    let mut prover = Prover::new(tables.clone(), goal, opts);
+    prover.load_solved(saved.entries(goal));
+    if let Some((every, report)) = report {
+        let report = Arc::clone(report);
+        prover.on_progress(*every, move |p| report(goal, p));
+    }
+    let watch = {
+        let (done, outer, local) = (Arc::clone(done), options.stop.clone(), Arc::clone(&local));
+        move || {
+            while !local.load(Ordering::Relaxed) {
+                if done.load(Ordering::Relaxed)
+                    || outer.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+                {
+                    local.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(watch);
+        let verdict = prover.prove(pos);
+        let decisive = matches!(
+            (goal, &verdict),
+            (Goal::Win, Ok(Verdict::Proven)) | (Goal::NotLose, Ok(Verdict::Disproven))
+        );
+        if decisive {
+            done.store(true, Ordering::Relaxed);
+        }
+        local.store(true, Ordering::Relaxed);
+        (verdict, prover)
+    })
+}
+
+/// The claims the two answers establish: the winner's strategy, or both sides' draws (or the
+/// one draw proven so far).
+fn claims(
+    pos: &Position,
+    (win, win_prover): (Verdict, &mut Prover),
+    (not_lose, draw_prover): (Verdict, &mut Prover),
+) -> Result<Vec<Claim>, SolveError> {
+    let mut claims = Vec::new();
+    if win == Verdict::Proven {
+        claims.push(win_prover.claim(pos, Verdict::Proven)?);
+    } else if not_lose == Verdict::Disproven {
+        claims.push(draw_prover.claim(pos, Verdict::Disproven)?);
+    } else {
+        if not_lose == Verdict::Proven {
+            claims.push(draw_prover.claim(pos, Verdict::Proven)?);
+        }
+        if win == Verdict::Disproven {
+            claims.push(win_prover.claim(pos, Verdict::Disproven)?);
+        }
+    }
+    Ok(claims)
+}
+
 /// A progress callback: which question, and where its search stands.
 pub type Report = Arc<dyn Fn(Goal, &Progress) + Send + Sync>;
 
@@ -93,46 +165,7 @@ pub fn solve_saving(
     searched: &dyn Fn(&state::Saved),
 ) -> Result<(Solution, state::Saved), SolveError> {
     let done = Arc::new(AtomicBool::new(false));
-    let outer = options.stop.clone();
-    let run = |goal: Goal| {
-        let mut opts = options.clone();
-        opts.table_bytes = options.table_bytes / 2;
-        // Either the user's stop or the other search's decisive answer.
-        let local = Arc::new(AtomicBool::new(false));
-        opts.stop = Some(Arc::clone(&local));
-        let mut prover = Prover::new(tables.clone(), goal, opts);
-        prover.load_solved(saved.entries(goal));
-        if let Some((every, report)) = &report {
-            let report = Arc::clone(report);
-            prover.on_progress(*every, move |p| report(goal, p));
-        }
-        let watch = {
-            let (done, outer, local) = (Arc::clone(&done), outer.clone(), Arc::clone(&local));
-            move || {
-                while !local.load(Ordering::Relaxed) {
-                    if done.load(Ordering::Relaxed)
-                        || outer.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
-                    {
-                        local.store(true, Ordering::Relaxed);
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            }
-        };
-        std::thread::scope(|s| {
-            s.spawn(watch);
-            let verdict = prover.prove(pos);
-            let decisive = matches!(
-                (goal, &verdict),
-                (Goal::Win, Ok(Verdict::Proven)) | (Goal::NotLose, Ok(Verdict::Disproven))
-            );
-            if decisive {
-                done.store(true, Ordering::Relaxed);
-            }
-            local.store(true, Ordering::Relaxed);
-            (verdict, prover)
-        })
-    };
+    let run = |goal: Goal| ask(goal, pos, &tables, options, saved, &report, &done);
     let ((win, mut win_prover), (not_lose, mut draw_prover)) = std::thread::scope(|s| {
         let w = s.spawn(|| run(Goal::Win));
         let d = run(Goal::NotLose);
@@ -158,20 +191,11 @@ pub fn solve_saving(
         Some(Wdl::Draw) => draw_prover.proving_turn(pos),
         _ => None,
     };
-    let mut claims = Vec::new();
-    match value {
-        _ if !options.certificate => {}
-        Some(Wdl::Win) => claims.push(win_prover.claim(pos, Verdict::Proven)?),
-        Some(Wdl::Loss) => claims.push(draw_prover.claim(pos, Verdict::Disproven)?),
-        _ => {
-            if not_lose == Verdict::Proven {
-                claims.push(draw_prover.claim(pos, Verdict::Proven)?);
-            }
-            if win == Verdict::Disproven {
-                claims.push(win_prover.claim(pos, Verdict::Disproven)?);
-            }
-        }
-    }
+    let claims = if options.certificate {
+        claims(pos, (win, &mut win_prover), (not_lose, &mut draw_prover))?
+    } else {
+        Vec::new()
+    };
     let certificate = (!claims.is_empty()).then(|| Certificate {
         position: *pos,
         rules: options.rules,

@@ -97,6 +97,16 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(file) = &args.positions {
         return solve_list(file, args, rules, tables, eval);
     }
+    solve_one(args, rules, tables, eval)
+}
+
+/// `fanorona solve [--fen]`: one position, resumed and saved with `--state`.
+fn solve_one(
+    args: &SolveArgs,
+    rules: Rules,
+    tables: Option<Arc<Tablebase>>,
+    eval: Option<Arc<fanorona_eval::EvalNet>>,
+) -> Result<()> {
     let pos = match &args.fen {
         Some(text) => parse_position(text).context("--fen")?,
         None => Position::start(),
@@ -233,14 +243,8 @@ impl Yardstick {
 /// Most positions a `--positions` file may hold.
 const MAX_POSITIONS: usize = 100_000;
 
-/// `--positions FILE`: each position solved in turn with the same budget.
-fn solve_list(
-    file: &Path,
-    args: &SolveArgs,
-    rules: Rules,
-    tables: Option<Arc<Tablebase>>,
-    eval: Option<Arc<fanorona_eval::EvalNet>>,
-) -> Result<()> {
+/// The positions of a `--positions` file: one a line, blank lines and `#` comments skipped.
+fn read_positions(file: &Path) -> Result<Vec<Position>> {
     let bytes = fanorona_data::read_bounded(file, 64 << 20)
         .with_context(|| format!("--positions {}", file.display()))?;
     let text = String::from_utf8(bytes)
@@ -261,6 +265,53 @@ fn solve_list(
             );
         }
     }
+    Ok(positions)
+}
+
+/// The yardstick's turn at `pos`, proven `v`: whether the position after it keeps the value
+/// (`None` when that position is not proven within the budget `options` gives).
+fn judge(
+    player: &mut dyn fanorona_players::Player,
+    name: &str,
+    pos: &Position,
+    v: Wdl,
+    rules: Rules,
+    tables: &Option<Arc<Tablebase>>,
+    options: impl Fn() -> SolveOptions,
+) -> Result<Option<bool>> {
+    let game = fanorona_engine::Game::from_position(*pos, rules);
+    player.new_game();
+    let turn = player
+        .choose(&game, None)
+        .map_err(|e| anyhow::anyhow!("--yardstick: {e}"))?
+        .turn;
+    let after = pos.try_play_turn(&turn)?;
+    let reply = fanorona_solve::solve(&after, tables.clone(), &options())?;
+    let kept = reply.value.map(|r| r.flip() == v);
+    say!(
+        "     {name} plays {turn}: {}",
+        match kept {
+            Some(true) => format!("keeps the {}", v.name()),
+            Some(false) => format!(
+                "gives up the {} (now a {})",
+                v.name(),
+                reply.value.map_or("?", |r| r.flip().name())
+            ),
+            None => "not proven after it".to_string(),
+        }
+    )?;
+    Ok(kept)
+}
+
+/// `--positions FILE`: each position solved in turn with the same budget.
+fn solve_list(
+    file: &Path,
+    args: &SolveArgs,
+    rules: Rules,
+    tables: Option<Arc<Tablebase>>,
+    eval: Option<Arc<fanorona_eval::EvalNet>>,
+) -> Result<()> {
+    let positions = read_positions(file)?;
     if args.minutes.is_none() && args.nodes.is_none() {
         bail!("--positions needs a budget for each position: --minutes or --nodes");
     }
@@ -302,31 +353,10 @@ fn solve_list(
             solution.nodes
         )?;
         if let (Some((player, tally)), Some(v)) = (&mut judged, solution.value) {
-            let game = fanorona_engine::Game::from_position(*pos, rules);
-            player.new_game();
-            let turn = player
-                .choose(&game, None)
-                .map_err(|e| anyhow::anyhow!("--yardstick: {e}"))?
-                .turn;
-            let after = pos.try_play_turn(&turn)?;
-            let started = Instant::now();
-            let options = budget(args, rules, started, &stop, eval.clone());
-            let reply = fanorona_solve::solve(&after, tables.clone(), &options)?;
-            let kept = reply.value.map(|r| r.flip() == v);
+            let name = args.yardstick.as_deref().unwrap_or_default();
+            let options = || budget(args, rules, Instant::now(), &stop, eval.clone());
+            let kept = judge(player.as_mut(), name, pos, v, rules, &tables, options)?;
             tally.add(v, kept);
-            say!(
-                "     {} plays {turn}: {}",
-                args.yardstick.as_deref().unwrap_or_default(),
-                match kept {
-                    Some(true) => format!("keeps the {}", v.name()),
-                    Some(false) => format!(
-                        "gives up the {} (now a {})",
-                        v.name(),
-                        reply.value.map_or("?", |r| r.flip().name())
-                    ),
-                    None => "not proven after it".to_string(),
-                }
-            )?;
         }
     }
     if let Some((_, tally)) = &judged {
