@@ -555,15 +555,22 @@ impl Prover {
         if self.settled(pos, for_attacker) {
             return true;
         }
+        let (pn, dn) = self.search_again(pos);
+        if for_attacker { pn == 0 } else { dn == 0 }
+    }
+
+    /// Searches `pos` to the end, whatever the budget (for the certificate of a proof already
+    /// found).
+    fn search_again(&mut self, pos: &Position) -> (u32, u32) {
         let saved = self.options.max_nodes.take();
         let deadline = self.options.deadline.take();
         let stop = self.options.stop.take();
         self.stopped = false;
-        let (pn, dn) = self.numbers_of(pos);
+        let numbers = self.numbers_of(pos);
         self.options.max_nodes = saved;
         self.options.deadline = deadline;
         self.options.stop = stop;
-        if for_attacker { pn == 0 } else { dn == 0 }
+        numbers
     }
 
     /// A turn of the claim's side at `pos` (one of `options`) whose position is settled for
@@ -585,9 +592,11 @@ impl Prover {
         if let Some(hit) = found(self) {
             return Some(hit);
         }
-        // Its own entry may still say "solved" and end the search at once: drop it first.
+        // Its own entry may still say "solved" and end the search at once: drop it first,
+        // and search it whatever its placement's edge says (the edge settles it, but names no
+        // turn).
         self.table.forget(node_key(pos));
-        self.settle(pos, for_attacker);
+        self.search_again(pos);
         found(self).or_else(|| {
             options
                 .iter()
