@@ -13,8 +13,6 @@ use fanorona_solve::state::{Saved, StateHead};
 use fanorona_solve::{Certificate, Goal, Progress, SolveOptions, Verdict};
 use fanorona_tablebase::{Tablebase, Wdl};
 
-use super::tables::DEFAULT_DIR;
-
 /// Arguments of `fanorona solve`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -58,12 +56,9 @@ pub struct SolveArgs {
     /// Seconds between progress lines (0: none).
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     pub every: u64,
-    /// Endgame tables to use as leaves (default: `tablebases/` when it holds tables).
-    #[arg(long = "tablebases", value_name = "DIR")]
-    pub tablebases: Option<PathBuf>,
-    /// Solve without endgame tables.
-    #[arg(long, conflicts_with = "tablebases")]
-    pub no_tablebases: bool,
+    /// The endgame tables the proof stops at (the same flags as the players').
+    #[command(flatten)]
+    pub tables: super::tables::TablesArgs,
     /// The no-progress limit (turns without a capture) of the rules.
     #[arg(long, value_name = "TURNS", default_value_t = DEFAULT_NO_PROGRESS_LIMIT)]
     pub no_progress_limit: u32,
@@ -79,7 +74,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "--no-progress-limit 0: a proof needs the no-progress rule (its graph of positions would have cycles)"
         );
     }
-    let tables = open_tables(args, rules)?;
+    let tables = args.tables.load_with_hint(rules, true)?;
     if let Some(file) = &args.check {
         return check(file, tables.as_deref());
     }
@@ -419,34 +414,6 @@ fn number(n: u32) -> String {
         "inf".into()
     } else {
         n.to_string()
-    }
-}
-
-/// The tables: `--tablebases DIR` (which must hold tables), the default directory when it holds
-/// any, or none.
-fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Arc<Tablebase>>> {
-    if args.no_tablebases {
-        return Ok(None);
-    }
-    let (dir, required) = match &args.tablebases {
-        Some(d) => (d.clone(), true),
-        None => (PathBuf::from(DEFAULT_DIR), false),
-    };
-    match Tablebase::open(&dir, rules) {
-        Ok(tb) if tb.classes().next().is_some() => Ok(Some(Arc::new(tb))),
-        Ok(_) if required => bail!(
-            "--tablebases {}: no tables there (build them with `fanorona tablebase build --stones 7 --out {}`)",
-            dir.display(),
-            dir.display()
-        ),
-        Err(e) if required => Err(e).with_context(|| format!("--tablebases {}", dir.display())),
-        _ => {
-            eprintln!(
-                "solving without endgame tables (none in {}/; `fanorona tablebase build --stones 7` builds them)",
-                dir.display()
-            );
-            Ok(None)
-        }
     }
 }
 
