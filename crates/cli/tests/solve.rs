@@ -106,6 +106,106 @@ fn a_stopped_run_saves_and_the_next_one_resumes() {
 }
 
 #[test]
+fn a_proof_split_over_the_first_turns_is_joined_and_checked() {
+    // The long win from counter 23 is a draw: White does not lose (asked of the position, its
+    // search saved), Black does not lose after each of White's four turns (the first seeded by
+    // the saved search), the five parts joined into one certificate and checked.
+    const DRAWN: &str = "9/9/3B5/9/WW7 w 23 1";
+    let dir = TempDir::new("cli-solve-split");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let common = ["solve", "--fen", DRAWN, "--no-tablebases", "--memory", "64"];
+    let own = path("own.fnproof");
+    let state = path("own.fnsv");
+    let out = fanorona(
+        &[
+            &common[..],
+            &[
+                "--question",
+                "not-lose",
+                "--certificate",
+                &own,
+                "--state",
+                &state,
+            ],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("only the not-lose question"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("does White at least draw? yes (proven)"),
+        "{}",
+        text(&out)
+    );
+    let mut parts = vec![own];
+    for (i, turn) in ["a1a2", "b1b2", "a1b2", "b1c1"].into_iter().enumerate() {
+        let part = path(&format!("{turn}.fnproof"));
+        let mut args = [
+            &common[..],
+            &[
+                "--after",
+                turn,
+                "--question",
+                "not-lose",
+                "--certificate",
+                &part,
+            ],
+        ]
+        .concat();
+        if i == 0 {
+            args.extend(["--seed", &state]);
+        }
+        let out = fanorona(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("does Black at least draw? yes (proven)"),
+            "{}",
+            text(&out)
+        );
+        if i == 0 {
+            assert!(text(&out).contains("seeding from"), "{}", text(&out));
+        }
+        parts.push(part);
+    }
+    let whole = path("whole.fnproof");
+    let join = |parts: &[String]| {
+        let mut args = vec![
+            "solve",
+            "--fen",
+            DRAWN,
+            "--no-tablebases",
+            "--certificate",
+            &whole,
+            "--join",
+        ];
+        args.extend(parts.iter().map(String::as_str));
+        fanorona(&args)
+    };
+    // Without the last turn's part, nothing is written and the turn is named.
+    let out = join(&parts[..4]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("missing after b1c1"), "{}", text(&out));
+    assert!(!std::path::Path::new(&whole).exists());
+    let out = join(&parts);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("value: draw for White"),
+        "{}",
+        text(&out)
+    );
+    let out = fanorona(&["solve", "--check", &whole, "--no-tablebases"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("checked: White does not lose"), "{said}");
+    assert!(said.contains("checked: Black does not lose"), "{said}");
+    assert!(said.contains("value: draw for White"), "{said}");
+}
+
+#[test]
 fn bad_settings_are_refused() {
     for (args, says) in [
         (
@@ -123,6 +223,14 @@ fn bad_settings_are_refused() {
         (
             vec!["solve", "--minutes=-1", "--no-tablebases"],
             "--minutes must be",
+        ),
+        (
+            vec!["solve", "--question", "lose", "--no-tablebases"],
+            "--question must be",
+        ),
+        (
+            vec!["solve", "--after", "d3e3w a1a1", "--no-tablebases"],
+            "--after: turn 2",
         ),
     ] {
         let out = fanorona(&args);

@@ -20,6 +20,7 @@
 
 pub mod certificate;
 pub mod check;
+pub mod join;
 pub mod search;
 pub mod state;
 mod table;
@@ -55,7 +56,7 @@ pub struct Solution {
 }
 
 /// Asks both questions about `pos`, each on its own thread with half of the options' table
-/// memory. A decisive answer stops the other search (a proven win needs no draw proof, and a
+/// memory (or only [`SolveOptions::only`], with all of it). A decisive answer stops the other search (a proven win needs no draw proof, and a
 /// disproven draw disproves the win). `resume` holds solved entries of an earlier run (by
 /// goal) and `report` is called with each search's progress.
 pub fn solve(
@@ -66,10 +67,13 @@ pub fn solve(
     solve_with(pos, tables, options, &state::Saved::default(), None).map(|(s, _)| s)
 }
 
-/// One question's search on this thread, its stop flag raised by the user's stop or by `done`
-/// (the other search's decisive answer), which it raises itself when its own answer decides.
+/// One question's search on this thread with `1 / share` of the table memory, its stop flag
+/// raised by the user's stop or by `done` (the other search's decisive answer), which it raises
+/// itself when its own answer decides.
+#[allow(clippy::too_many_arguments)]
 fn ask(
     goal: Goal,
+    share: usize,
     pos: &Position,
     tables: &Option<Arc<Tablebase>>,
     options: &SolveOptions,
@@ -78,7 +82,7 @@ fn ask(
     done: &Arc<AtomicBool>,
 ) -> (Result<Verdict, SolveError>, Prover) {
     let mut opts = options.clone();
-    opts.table_bytes = options.table_bytes / 2;
+    opts.table_bytes = options.table_bytes / share;
     let local = Arc::new(AtomicBool::new(false));
     opts.stop = Some(Arc::clone(&local));
     let mut prover = Prover::new(tables.clone(), goal, opts);
@@ -116,23 +120,32 @@ fn ask(
 }
 
 /// The claims the two answers establish: the winner's strategy, or both sides' draws (or the
-/// one draw proven so far).
+/// one draw proven so far). A question not asked has no prover and its verdict is unknown.
 fn claims(
     pos: &Position,
-    (win, win_prover): (Verdict, &mut Prover),
-    (not_lose, draw_prover): (Verdict, &mut Prover),
+    (win, win_prover): (Verdict, Option<&mut Prover>),
+    (not_lose, draw_prover): (Verdict, Option<&mut Prover>),
 ) -> Result<Vec<Claim>, SolveError> {
     let mut claims = Vec::new();
+    let lost = || SolveError::Lost("a question that was not asked".into());
     if win == Verdict::Proven {
-        claims.push(win_prover.claim(pos, Verdict::Proven)?);
+        claims.push(win_prover.ok_or_else(lost)?.claim(pos, Verdict::Proven)?);
     } else if not_lose == Verdict::Disproven {
-        claims.push(draw_prover.claim(pos, Verdict::Disproven)?);
+        claims.push(
+            draw_prover
+                .ok_or_else(lost)?
+                .claim(pos, Verdict::Disproven)?,
+        );
     } else {
         if not_lose == Verdict::Proven {
-            claims.push(draw_prover.claim(pos, Verdict::Proven)?);
+            claims.push(draw_prover.ok_or_else(lost)?.claim(pos, Verdict::Proven)?);
         }
         if win == Verdict::Disproven {
-            claims.push(win_prover.claim(pos, Verdict::Disproven)?);
+            claims.push(
+                win_prover
+                    .ok_or_else(lost)?
+                    .claim(pos, Verdict::Disproven)?,
+            );
         }
     }
     Ok(claims)
@@ -165,13 +178,28 @@ pub fn solve_saving(
     searched: &dyn Fn(&state::Saved),
 ) -> Result<(Solution, state::Saved), SolveError> {
     let done = Arc::new(AtomicBool::new(false));
-    let run = |goal: Goal| ask(goal, pos, &tables, options, saved, &report, &done);
-    let ((win, mut win_prover), (not_lose, mut draw_prover)) = std::thread::scope(|s| {
-        let w = s.spawn(|| run(Goal::Win));
-        let d = run(Goal::NotLose);
-        (w.join().expect("the win search does not panic"), d)
-    });
-    let (mut win, mut not_lose) = (win?, not_lose?);
+    let run =
+        |goal: Goal, share: usize| ask(goal, share, pos, &tables, options, saved, &report, &done);
+    let (win_run, draw_run) = match options.only {
+        None => std::thread::scope(|s| {
+            let w = s.spawn(|| run(Goal::Win, 2));
+            let d = run(Goal::NotLose, 2);
+            (
+                Some(w.join().expect("the win search does not panic")),
+                Some(d),
+            )
+        }),
+        Some(Goal::Win) => (Some(run(Goal::Win, 1)), None),
+        Some(Goal::NotLose) => (None, Some(run(Goal::NotLose, 1))),
+    };
+    let (mut win, mut win_prover) = match win_run {
+        Some((verdict, prover)) => (verdict?, Some(prover)),
+        None => (Verdict::Unknown, None),
+    };
+    let (mut not_lose, mut draw_prover) = match draw_run {
+        Some((verdict, prover)) => (verdict?, Some(prover)),
+        None => (Verdict::Unknown, None),
+    };
     // What one answer implies about the other.
     if win == Verdict::Proven {
         not_lose = Verdict::Proven;
@@ -185,14 +213,20 @@ pub fn solve_saving(
         (Verdict::Disproven, Verdict::Proven) => Some(Wdl::Draw),
         _ => None,
     };
-    searched(&state::Saved::from_provers(&win_prover, &draw_prover));
-    let turn = match value {
-        Some(Wdl::Win) => win_prover.proving_turn(pos),
-        Some(Wdl::Draw) => draw_prover.proving_turn(pos),
+    let solved = |w: &Option<Prover>, d: &Option<Prover>| {
+        state::Saved::from_provers(w.as_ref(), d.as_ref(), saved)
+    };
+    searched(&solved(&win_prover, &draw_prover));
+    let turn = match (value, &mut win_prover, &mut draw_prover) {
+        (Some(Wdl::Win), Some(p), _) | (Some(Wdl::Draw), _, Some(p)) => p.proving_turn(pos),
         _ => None,
     };
     let claims = if options.certificate {
-        claims(pos, (win, &mut win_prover), (not_lose, &mut draw_prover))?
+        claims(
+            pos,
+            (win, win_prover.as_mut()),
+            (not_lose, draw_prover.as_mut()),
+        )?
     } else {
         Vec::new()
     };
@@ -202,13 +236,17 @@ pub fn solve_saving(
         table_stones: tables.as_ref().map_or(0, |t| t.max_stones()),
         claims,
     });
-    let saved = state::Saved::from_provers(&win_prover, &draw_prover);
+    let saved = solved(&win_prover, &draw_prover);
     Ok((
         Solution {
             win,
             not_lose,
             value,
-            nodes: win_prover.nodes() + draw_prover.nodes(),
+            nodes: [&win_prover, &draw_prover]
+                .iter()
+                .filter_map(|p| p.as_ref())
+                .map(|p| p.nodes())
+                .sum(),
             turn,
             certificate,
         },

@@ -116,6 +116,10 @@ pub struct SolveOptions {
     /// Write the certificate of what is proven ([`crate::solve`]); without it only the turn
     /// at the root is read from the proof.
     pub certificate: bool,
+    /// Ask only this question, on one thread with all of the memory ([`crate::solve`]);
+    /// `None`: both at once. One question is enough where only one half of a value is wanted
+    /// (a split proof: "the other side does not lose" after each of the mover's turns).
+    pub only: Option<Goal>,
 }
 
 impl Default for SolveOptions {
@@ -129,6 +133,7 @@ impl Default for SolveOptions {
             eval: None,
             epsilon: 0.25,
             certificate: true,
+            only: None,
         }
     }
 }

@@ -53,12 +53,57 @@ pub enum StateError {
 }
 
 impl Saved {
-    /// The solved entries of both searches.
-    pub(crate) fn from_provers(win: &Prover, not_lose: &Prover) -> Saved {
+    /// The solved entries of both searches; a question not asked keeps what `earlier` held.
+    pub(crate) fn from_provers(
+        win: Option<&Prover>,
+        not_lose: Option<&Prover>,
+        earlier: &Saved,
+    ) -> Saved {
         Saved {
-            win: win.solved_entries(),
-            not_lose: not_lose.solved_entries(),
+            win: win.map_or_else(|| earlier.win.clone(), Prover::solved_entries),
+            not_lose: not_lose.map_or_else(|| earlier.not_lose.clone(), Prover::solved_entries),
         }
+    }
+
+    /// What these entries, solved with `from` as the attacker (the side to move at their
+    /// search's root), say to a search whose attacker is `to`: the same when the sides agree;
+    /// otherwise each result seen from the other side (`from` not winning is `to` not losing,
+    /// `from` losing is `to` winning, and so on). A position's result does not depend on the
+    /// root it was reached from (the graph of positions with their counters has no cycles), so
+    /// a saved search of one position seeds a search of any other under the same rules and
+    /// tables: the five positions after White's first turn from the start position's.
+    pub fn seen_by(&self, from: fanorona_engine::Color, to: fanorona_engine::Color) -> Saved {
+        if from == to {
+            return self.clone();
+        }
+        let mut out = Saved::default();
+        for &(key, proven) in &self.win {
+            if proven {
+                // `from` wins: `to` neither wins nor draws.
+                out.win.push((key, false));
+                out.not_lose.push((key, false));
+            } else {
+                // `from` does not win: `to` at least draws.
+                out.not_lose.push((key, true));
+            }
+        }
+        for &(key, proven) in &self.not_lose {
+            if proven {
+                // `from` at least draws: `to` does not win.
+                out.win.push((key, false));
+            } else {
+                // `from` loses: `to` wins.
+                out.win.push((key, true));
+                out.not_lose.push((key, true));
+            }
+        }
+        out
+    }
+
+    /// Adds `other`'s entries to these.
+    pub fn extend(&mut self, other: Saved) {
+        self.win.extend(other.win);
+        self.not_lose.extend(other.not_lose);
     }
 
     /// One question's entries.

@@ -7,7 +7,7 @@ use fanorona_engine::{Color, Position, Rules, Setup, parse_position};
 use fanorona_solve::check::{CheckError, check};
 use fanorona_solve::state::{Saved, StateHead};
 use fanorona_solve::{
-    Certificate, Goal, NodeKey, Prover, SolveError, SolveOptions, solve, solve_with,
+    Certificate, Goal, NodeKey, Prover, SolveError, SolveOptions, Verdict, solve, solve_with,
 };
 use fanorona_tablebase::{Tablebase, Wdl, build};
 use fanorona_testkit::{Rng, TempDir, board, random_position};
@@ -228,4 +228,98 @@ fn a_mid_chain_position_and_rules_without_a_limit_are_refused() {
     };
     let mut p = Prover::new(None, Goal::Win, no_limit);
     assert_eq!(p.prove(&start), Err(SolveError::NoLimit));
+}
+
+/// The positions after each of `pos`'s turns, with the turn.
+fn after_each_turn(pos: &Position) -> Vec<(fanorona_engine::Turn, Position)> {
+    let mut out = Vec::new();
+    pos.for_each_turn(|t, after| out.push((*t, *after)));
+    out
+}
+
+fn only(goal: Goal) -> SolveOptions {
+    SolveOptions {
+        only: Some(goal),
+        ..options()
+    }
+}
+
+#[test]
+fn a_proof_split_over_the_first_turns_joins_into_the_whole() {
+    use fanorona_solve::join::{JoinError, join};
+    // A draw: White does not lose (asked of the position), Black does not lose after each of
+    // White's turns (asked of each of them), joined and checked.
+    let drawn = at_counter(parse_position(LONG_WIN).unwrap(), 23);
+    let own = solve(&drawn, None, &only(Goal::NotLose)).unwrap();
+    assert_eq!((own.win, own.not_lose), (Verdict::Unknown, Verdict::Proven));
+    assert_eq!(own.value, None, "one question does not decide a draw");
+    let mut parts = vec![own.certificate.unwrap()];
+    let children = after_each_turn(&drawn);
+    assert!(children.len() > 3);
+    for (_, child) in &children {
+        let part = solve(child, None, &only(Goal::NotLose)).unwrap();
+        assert_eq!(part.not_lose, Verdict::Proven);
+        parts.push(part.certificate.unwrap());
+    }
+    let whole = join(&drawn, &parts).unwrap();
+    assert_eq!(whole.claims.len(), 2);
+    assert_eq!(check(&whole, None).unwrap().value, Some(Wdl::Draw));
+    // Without one turn's part, Black's half is not proven: the error names the turn.
+    let (missing_turn, _) = children[1];
+    let mut fewer = parts.clone();
+    fewer.remove(2);
+    match join(&drawn, &fewer) {
+        Err(JoinError::Nothing { missing, .. }) => assert_eq!(missing, missing_turn.to_string()),
+        other => panic!("{other:?}"),
+    }
+    // A part of another position is refused.
+    let stranger = solve(&parse_position(LONG_WIN).unwrap(), None, &options()).unwrap();
+    let mut wrong = parts.clone();
+    wrong.push(stranger.certificate.unwrap());
+    assert!(matches!(
+        join(&drawn, &wrong),
+        Err(JoinError::NotAPart { part, .. }) if part == parts.len() + 1
+    ));
+
+    // A win: one turn after which Black loses is enough, and the joined strategy starts with it.
+    let won = parse_position(LONG_WIN).unwrap();
+    let (turn, after) = after_each_turn(&won)
+        .into_iter()
+        .find(|(_, child)| solve(child, None, &options()).unwrap().value == Some(Wdl::Loss))
+        .expect("a winning turn");
+    let lost = solve(&after, None, &only(Goal::NotLose)).unwrap();
+    assert_eq!(lost.not_lose, Verdict::Disproven);
+    let whole = join(&won, &[lost.certificate.unwrap()]).unwrap();
+    assert_eq!(whole.claims[0].turns[&NodeKey::of(&won)], turn);
+    assert_eq!(check(&whole, None).unwrap().value, Some(Wdl::Win));
+}
+
+#[test]
+fn a_saved_search_seeds_a_search_of_a_position_after_it() {
+    // The whole of the long win's search, saved for White, seen from Black after each turn:
+    // the same values as fresh searches, found with no more nodes.
+    let pos = parse_position(LONG_WIN).unwrap();
+    let (_, saved) = solve_with(&pos, None, &options(), &Saved::default(), None).unwrap();
+    let seeded = saved.seen_by(Color::White, Color::Black);
+    let (mut fresh_nodes, mut seeded_nodes) = (0, 0);
+    for (turn, child) in after_each_turn(&pos) {
+        let fresh = solve(&child, None, &options()).unwrap();
+        let (again, _) = solve_with(&child, None, &options(), &seeded, None).unwrap();
+        assert_eq!(again.value, fresh.value, "after {turn}");
+        fresh_nodes += fresh.nodes;
+        seeded_nodes += again.nodes;
+        if let Some(cert) = again.certificate {
+            assert_eq!(
+                check(&cert, None).unwrap().value,
+                fresh.value,
+                "after {turn}"
+            );
+        }
+    }
+    // Here: 1.81 M nodes fresh, 1.18 M seeded (a search may take another road with the seed,
+    // so single positions can cost a little more).
+    assert!(
+        seeded_nodes * 4 < fresh_nodes * 3,
+        "fresh {fresh_nodes} nodes, seeded {seeded_nodes}"
+    );
 }

@@ -20,6 +20,16 @@ pub struct SolveArgs {
     /// default.
     #[arg(long, value_name = "POSITION", conflicts_with = "check")]
     pub fen: Option<String>,
+    /// Play these turns (notation, separated by spaces: `"d3e3w c4d4a"`) from `--fen` or the
+    /// start position, and solve the position they lead to.
+    #[arg(long, value_name = "TURNS", conflicts_with_all = ["check", "positions"])]
+    pub after: Option<String>,
+    /// Ask only one question: `win` (does the side to move win?), `not-lose` (does it at least
+    /// draw?) or `both` (the default, each on one thread). One question gets both halves of
+    /// `--memory` and one core: a proof split over the first turns asks `not-lose` of the other
+    /// side after each of them, two at a time (docs/solve.md).
+    #[arg(long, value_name = "QUESTION", default_value = "both")]
+    pub question: String,
     /// Solve every position in FILE (one a line, `#` comments), each with the budget of
     /// `--minutes` or `--nodes`, and report how many were proven and how fast.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "check", "state", "certificate"])]
@@ -27,8 +37,19 @@ pub struct SolveArgs {
     /// With `--positions`: where a position is proven, let this player (a spec, as in `pit`)
     /// choose a turn and prove the position it leads to: does the player keep the proven
     /// value? (The solver as the perfect yardstick.)
-    #[arg(long, value_name = "PLAYER", requires = "positions")]
+    #[arg(
+        long,
+        value_name = "PLAYER",
+        requires = "positions",
+        conflicts_with = "question"
+    )]
     pub yardstick: Option<String>,
+    /// Join certificates of the position (`--fen`, `--after`) and of the positions after its
+    /// turns into one certificate of the position, written to `--certificate` once the checker
+    /// confirms it: a proof split over the first turns, put back together (docs/solve.md).
+    #[arg(long, value_name = "FILE", num_args = 1..,
+          conflicts_with_all = ["check", "positions", "state", "seed"], requires = "certificate")]
+    pub join: Vec<PathBuf>,
     /// Check the certificate in FILE instead of solving (engine and tables only).
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
@@ -39,10 +60,15 @@ pub struct SolveArgs {
     /// nodes, Ctrl-C, or the answer).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
+    /// Start from what another saved search (`--state` of any position, the same no-progress
+    /// limit and tables) solved: a position's result does not depend on where the search
+    /// began, so the start position's saved search seeds the positions after White's turns.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["check", "positions"])]
+    pub seed: Vec<PathBuf>,
     /// Stop after this many minutes.
     #[arg(long, value_name = "MINUTES")]
     pub minutes: Option<f64>,
-    /// Stop after this many nodes (both searches together, each gets half).
+    /// Stop after this many nodes (both searches together, each gets half of them).
     #[arg(long, value_name = "NODES")]
     pub nodes: Option<u64>,
     /// Memory for the transposition tables, in MiB (both searches together).
@@ -78,6 +104,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(file) = &args.check {
         return check(file, tables.as_deref());
     }
+    if !args.join.is_empty() {
+        return join(args, tables.as_deref());
+    }
     let eval = match args.order.as_str() {
         "learned" => Some(
             fanorona_specs::shipped_evaluation()
@@ -86,6 +115,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         "none" => None,
         other => bail!("--order must be `learned` or `none`, got {other:?}"),
     };
+    if !["both", "win", "not-lose"].contains(&args.question.as_str()) {
+        bail!(
+            "--question must be `win`, `not-lose` or `both`, got {:?}",
+            args.question
+        );
+    }
     if args.minutes.is_some_and(|m| !(m > 0.0 && m <= 1e6)) {
         bail!("--minutes must be above 0 and at most 1,000,000");
     }
@@ -102,30 +137,31 @@ fn solve_one(
     tables: Option<Arc<Tablebase>>,
     eval: Option<Arc<fanorona_eval::EvalNet>>,
 ) -> Result<()> {
-    let pos = match &args.fen {
-        Some(text) => parse_position(text).context("--fen")?,
-        None => Position::start(),
-    };
-    if !pos.is_turn_start() {
-        bail!("--fen: the position is in the middle of a capture chain; give a turn start");
-    }
+    let pos = position(args)?;
     let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
     let head = StateHead {
         position: fanorona_engine::format_position(&pos),
         no_progress_limit: rules.no_progress_limit,
         table_stones,
     };
-    let saved = load_state(args.state.as_deref(), &head)?;
+    let mut saved = load_state(args.state.as_deref(), &head)?;
+    for file in &args.seed {
+        saved.extend(load_seed(file, &head, pos.side_to_move())?);
+    }
     let stop =
         super::stop_on_ctrl_c("stopping: saving what is solved (Ctrl-C again to quit at once)...");
     let started = Instant::now();
     let options = budget(args, rules, started, &stop, eval);
     say!(
-        "solving {} ({} to move), tables up to {} stones, {} MiB, both questions at once",
+        "solving {} ({} to move), tables up to {} stones, {} MiB, {}",
         head.position,
         side_name(pos.side_to_move()),
         table_stones,
-        args.memory
+        args.memory,
+        match options.only {
+            None => "both questions at once".to_string(),
+            Some(goal) => format!("only the {} question", goal.name()),
+        }
     )?;
     let report: Option<(Duration, fanorona_solve::Report)> = (args.every > 0).then(|| {
         let every = Duration::from_secs(args.every);
@@ -178,6 +214,66 @@ fn solve_one(
     Ok(())
 }
 
+/// The question `--question` names (`None`: both).
+fn question(name: &str) -> Option<Goal> {
+    match name {
+        "win" => Some(Goal::Win),
+        "not-lose" => Some(Goal::NotLose),
+        _ => None,
+    }
+}
+
+/// The position `--fen` (or the start position) and `--after` name.
+fn position(args: &SolveArgs) -> Result<Position> {
+    let mut pos = match &args.fen {
+        Some(text) => parse_position(text).context("--fen")?,
+        None => Position::start(),
+    };
+    if !pos.is_turn_start() {
+        bail!("--fen: the position is in the middle of a capture chain; give a turn start");
+    }
+    for (i, text) in args
+        .after
+        .iter()
+        .flat_map(|t| t.split_whitespace())
+        .enumerate()
+    {
+        let turn: fanorona_engine::Turn = text
+            .parse()
+            .with_context(|| format!("--after: turn {} ({text:?})", i + 1))?;
+        pos = pos
+            .try_play_turn(&turn)
+            .with_context(|| format!("--after: turn {} ({text})", i + 1))?;
+    }
+    Ok(pos)
+}
+
+/// A saved search of another position (`--seed`), seen from `attacker`'s side.
+fn load_seed(file: &Path, head: &StateHead, attacker: Color) -> Result<Saved> {
+    let (found, saved) = Saved::load(file).with_context(|| format!("--seed {}", file.display()))?;
+    if (found.no_progress_limit, found.table_stones) != (head.no_progress_limit, head.table_stones)
+    {
+        bail!(
+            "--seed {}: saved under limit {} with tables up to {} stones, this search has limit {} and tables up to {} stones",
+            file.display(),
+            found.no_progress_limit,
+            found.table_stones,
+            head.no_progress_limit,
+            head.table_stones
+        );
+    }
+    let from = parse_position(&found.position)
+        .with_context(|| format!("--seed {}: its position", file.display()))?
+        .side_to_move();
+    eprintln!(
+        "seeding from {} ({}): {} solved positions",
+        file.display(),
+        found.position,
+        saved.len()
+    );
+    Ok(saved.seen_by(from, attacker))
+}
+
 /// The search's options from the command line: memory, nodes and minutes from `started`
 /// (nodes shared by the two searches).
 fn budget(
@@ -190,13 +286,17 @@ fn budget(
     SolveOptions {
         rules,
         table_bytes: (args.memory as usize) << 20,
-        max_nodes: args.nodes.map(|n| n / 2),
+        max_nodes: args.nodes.map(|n| match question(&args.question) {
+            None => n / 2,
+            Some(_) => n,
+        }),
         deadline: args
             .minutes
             .map(|m| started + Duration::from_secs_f64(m * 60.0)),
         stop: Some(Arc::clone(stop)),
         eval,
         certificate: args.certificate.is_some(),
+        only: question(&args.question),
         ..SolveOptions::default()
     }
 }
@@ -446,11 +546,65 @@ fn load_state(path: Option<&Path>, head: &StateHead) -> Result<Saved> {
     Ok(saved)
 }
 
+/// `--join`: the parts joined, checked, then written.
+fn join(args: &SolveArgs, tables: Option<&Tablebase>) -> Result<()> {
+    let started = Instant::now();
+    let pos = position(args)?;
+    let mut parts = Vec::new();
+    for file in &args.join {
+        let part = Certificate::load(file).with_context(|| format!("--join {}", file.display()))?;
+        say!(
+            "part {}: {} ({})",
+            file.display(),
+            fanorona_engine::format_position(&part.position),
+            part.claims
+                .iter()
+                .map(|c| format!("{} {}", side_name(c.side), claim_words(c.at_least)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+        parts.push(part);
+    }
+    let joined = fanorona_solve::join::join(&pos, &parts).context("--join")?;
+    let out = args
+        .certificate
+        .as_deref()
+        .expect("clap requires --certificate");
+    let report = fanorona_solve::check::check(&joined, tables)
+        .context("--join: the joined certificate does not hold")?;
+    joined
+        .save(out)
+        .with_context(|| format!("--certificate {}", out.display()))?;
+    let entries: usize = joined.claims.iter().map(|c| c.turns.len()).sum();
+    say!(
+        "joined into {} ({} claims, {entries} positions with a turn)",
+        out.display(),
+        joined.claims.len()
+    )?;
+    print_report(&joined, &report, started)
+}
+
+fn claim_words(at_least: Wdl) -> &'static str {
+    match at_least {
+        Wdl::Win => "wins",
+        _ => "does not lose",
+    }
+}
+
 fn check(file: &Path, tables: Option<&Tablebase>) -> Result<()> {
     let started = Instant::now();
     let cert = Certificate::load(file).with_context(|| format!("--check {}", file.display()))?;
     let report = fanorona_solve::check::check(&cert, tables)
         .with_context(|| format!("--check {}: the certificate does not hold", file.display()))?;
+    print_report(&cert, &report, started)
+}
+
+/// What a checked certificate establishes.
+fn print_report(
+    cert: &Certificate,
+    report: &fanorona_solve::CheckReport,
+    started: Instant,
+) -> Result<()> {
     say!(
         "position {} ({} to move), no-progress limit {}, tables up to {} stones",
         fanorona_engine::format_position(&cert.position),
@@ -459,13 +613,10 @@ fn check(file: &Path, tables: Option<&Tablebase>) -> Result<()> {
         cert.table_stones
     )?;
     for (side, at_least, visited) in &report.claims {
-        let what = match at_least {
-            Wdl::Win => "wins",
-            _ => "does not lose",
-        };
         say!(
-            "checked: {} {what} ({visited} positions visited)",
-            side_name(*side)
+            "checked: {} {} ({visited} positions visited)",
+            side_name(*side),
+            claim_words(*at_least)
         )?;
     }
     match report.value {
