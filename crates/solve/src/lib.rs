@@ -53,6 +53,9 @@ pub struct Solution {
     /// The claims proven (none when neither question was answered, or when the options asked
     /// for no certificate).
     pub certificate: Option<Certificate>,
+    /// Why no certificate was read although something was proven: the table too small to
+    /// hold the proof's strategy ([`SolveError::TooSmall`]; the value stands).
+    pub certificate_error: Option<SolveError>,
 }
 
 /// Asks both questions about `pos`, each on its own thread with half of the options' table
@@ -221,14 +224,18 @@ pub fn solve_saving(
         (Some(Wdl::Win), Some(p), _) | (Some(Wdl::Draw), _, Some(p)) => p.proving_turn(pos),
         _ => None,
     };
-    let claims = if options.certificate {
-        claims(
+    let (claims, certificate_error) = if options.certificate {
+        match claims(
             pos,
             (win, win_prover.as_mut()),
             (not_lose, draw_prover.as_mut()),
-        )?
+        ) {
+            Ok(claims) => (claims, None),
+            Err(e @ SolveError::TooSmall(_)) => (Vec::new(), Some(e)),
+            Err(e) => return Err(e),
+        }
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
     let certificate = (!claims.is_empty()).then(|| Certificate {
         position: *pos,
@@ -249,6 +256,7 @@ pub fn solve_saving(
                 .sum(),
             turn,
             certificate,
+            certificate_error,
         },
         saved,
     ))

@@ -93,6 +93,12 @@ pub enum SolveError {
     /// A proof the search had found could not be found again (a bug if ever seen).
     #[error("the proof of {0} was lost while writing the certificate")]
     Lost(String),
+    /// The table is too small to hold the proof's strategy: reading it meant searching the
+    /// same positions again and again (the value stands; the certificate needs more memory).
+    #[error(
+        "the table is too small to hold the proof's strategy: reading it took more than {0} nodes of searching again; give more memory"
+    )]
+    TooSmall(u64),
 }
 
 /// How a search runs.
@@ -187,6 +193,12 @@ pub struct Prover {
     failure: Option<SolveError>,
     root_key: u64,
     reporter: Option<(Duration, Instant, Reporter)>,
+    /// While a strategy is read: the node count at which its searches again give up.
+    again_limit: Option<u64>,
+    /// The searches again may expand this many times the search's own nodes, and at least
+    /// `again_floor` (4 and 2 million; tests lower them).
+    again_factor: u64,
+    again_floor: u64,
 }
 
 /// The key of a placement (stones and side to move), whatever its counter.
@@ -236,6 +248,9 @@ impl Prover {
             failure: None,
             root_key: 0,
             reporter: None,
+            again_limit: None,
+            again_factor: 4,
+            again_floor: 2_000_000,
         }
     }
 
@@ -564,14 +579,22 @@ impl Prover {
         if for_attacker { pn == 0 } else { dn == 0 }
     }
 
-    /// Searches `pos` to the end, whatever the budget (for the certificate of a proof already
-    /// found).
+    /// Searches `pos` to the end, whatever the budget but the strategy's own (for the
+    /// certificate of a proof already found); past that, the search records
+    /// [`SolveError::TooSmall`].
     fn search_again(&mut self, pos: &Position) -> (u32, u32) {
-        let saved = self.options.max_nodes.take();
+        if let Some(limit) = self.again_limit.filter(|&l| self.nodes >= l) {
+            self.failure.get_or_insert(SolveError::TooSmall(limit));
+            return (1, 1);
+        }
+        let saved = std::mem::replace(&mut self.options.max_nodes, self.again_limit);
         let deadline = self.options.deadline.take();
         let stop = self.options.stop.take();
         self.stopped = false;
         let numbers = self.numbers_of(pos);
+        if let Some(limit) = self.again_limit.filter(|&l| self.nodes >= l) {
+            self.failure.get_or_insert(SolveError::TooSmall(limit));
+        }
         self.options.max_nodes = saved;
         self.options.deadline = deadline;
         self.options.stop = stop;
@@ -620,7 +643,22 @@ impl Prover {
         let mut options: Vec<(Turn, Position)> = Vec::new();
         root.for_each_turn(|t, c| options.push((*t, *c)));
         let root = *root;
-        run_deep(|| self.pick(&root, &options, true)).map(|(turn, _)| turn)
+        self.again_limit = Some(self.again_budget());
+        let turn = run_deep(|| self.pick(&root, &options, true)).map(|(turn, _)| turn);
+        self.again_limit = None;
+        self.failure = None;
+        turn
+    }
+
+    /// Where the searches again that read a strategy give up: four times the search's own
+    /// nodes more, and at least two million more (a strategy the table holds costs none; one
+    /// it cannot hold would be searched again without end).
+    fn again_budget(&self) -> u64 {
+        let more = self
+            .nodes
+            .saturating_mul(self.again_factor)
+            .max(self.again_floor);
+        self.nodes.saturating_add(more)
     }
 
     /// The strategy the verdict rests on, as a certificate's claim: the attacker's after a
@@ -646,7 +684,10 @@ impl Prover {
             self.goal.disproven()
         };
         let root = *root;
-        let turns = run_deep(|| self.strategy(&root, side, for_attacker))?;
+        self.again_limit = Some(self.again_budget());
+        let turns = run_deep(|| self.strategy(&root, side, for_attacker));
+        self.again_limit = None;
+        let turns = turns?;
         Ok(Claim {
             side,
             at_least,
@@ -664,11 +705,17 @@ impl Prover {
         let mut seen: HashSet<NodeKey> = HashSet::new();
         let mut stack = vec![*root];
         seen.insert(NodeKey::of(root));
-        let lost = |pos: &Position| SolveError::Lost(fanorona_engine::format_position(pos));
+        // Why a strategy could not be read at `pos`: the table too small (recorded by the
+        // search again), else a proof lost.
+        let lost = |me: &mut Self, pos: &Position| {
+            me.failure
+                .take()
+                .unwrap_or_else(|| SolveError::Lost(fanorona_engine::format_position(pos)))
+        };
         while let Some(pos) = stack.pop() {
             if self.decided(&pos).is_some() {
                 if !self.settled(&pos, for_attacker) {
-                    return Err(lost(&pos));
+                    return Err(lost(self, &pos));
                 }
                 continue;
             }
@@ -676,15 +723,15 @@ impl Prover {
             pos.for_each_turn(|t, c| options.push((*t, *c)));
             let mut next = Vec::new();
             if pos.side_to_move() == side {
-                let (turn, child) = self
-                    .pick(&pos, &options, for_attacker)
-                    .ok_or_else(|| lost(&pos))?;
+                let Some((turn, child)) = self.pick(&pos, &options, for_attacker) else {
+                    return Err(lost(self, &pos));
+                };
                 turns.insert(NodeKey::of(&pos), turn);
                 next.push(child);
             } else {
                 for (_, child) in options {
                     if !self.settle(&child, for_attacker) {
-                        return Err(lost(&child));
+                        return Err(lost(self, &child));
                     }
                     next.push(child);
                 }
@@ -744,6 +791,39 @@ mod tests {
         );
         assert_eq!(add_numbers(INFINITE, 1), INFINITE);
         assert_eq!(add_numbers(0, INFINITE), INFINITE);
+    }
+
+    /// A proof whose table let go of everything: its strategy is read by searching again,
+    /// within the reading's budget, and a budget too small says so instead of searching on.
+    #[test]
+    fn reading_a_strategy_the_table_let_go_stays_within_its_budget() {
+        let pos = fanorona_engine::parse_position("9/9/3B5/9/WW7 w 0 1").unwrap();
+        let options = SolveOptions {
+            table_bytes: 8 << 20,
+            ..SolveOptions::default()
+        };
+        let forget = |p: &mut Prover| {
+            p.table = Table::with_bytes(options.table_bytes / 8 * 7);
+            p.edges =
+                Edges::with_bytes(options.table_bytes / 8, Holds::AtOrBelow, Holds::AtOrAbove);
+        };
+        let mut prover = Prover::new(None, Goal::Win, options.clone());
+        assert_eq!(prover.prove(&pos), Ok(Verdict::Proven));
+        let searched = prover.nodes();
+        forget(&mut prover);
+        let claim = prover.claim(&pos, Verdict::Proven).unwrap();
+        assert!(!claim.turns.is_empty());
+        assert!(prover.nodes() > searched, "the strategy was searched again");
+        // No room to search again: the reading stops at once and says why.
+        prover.again_factor = 0;
+        prover.again_floor = 1_000;
+        forget(&mut prover);
+        let before = prover.nodes();
+        assert!(matches!(
+            prover.claim(&pos, Verdict::Proven),
+            Err(SolveError::TooSmall(_))
+        ));
+        assert!(prover.nodes() <= before + 1_000 + 1);
     }
 
     fn small() -> SolveOptions {

@@ -201,6 +201,9 @@ fn solve_one(
         solution.nodes,
         solution.nodes as f64 / seconds.max(1e-9)
     )?;
+    if let (Some(path), Some(e)) = (&args.certificate, &solution.certificate_error) {
+        bail!("--certificate {}: not written: {e}", path.display());
+    }
     if let (Some(path), Some(cert)) = (&args.certificate, &solution.certificate) {
         cert.save(path)
             .with_context(|| format!("--certificate {}", path.display()))?;
