@@ -161,6 +161,9 @@ pub struct Progress {
     pub solved: u64,
     /// Time since the search began.
     pub elapsed: Duration,
+    /// While the certificate's strategy is read: the positions given a turn so far and those
+    /// visited (`None` while searching).
+    pub strategy: Option<(usize, usize)>,
 }
 
 /// A child of a node being searched.
@@ -280,6 +283,7 @@ impl Prover {
             capacity: self.table.capacity(),
             solved: self.solved,
             elapsed: self.started.elapsed(),
+            strategy: None,
         }
     }
 
@@ -433,16 +437,25 @@ impl Prover {
                 self.stopped = true;
                 return true;
             }
-            let due = matches!(&self.reporter, Some((every, last, _)) if now.duration_since(*last) >= *every);
-            if due {
-                let progress = self.progress();
-                if let Some((_, last, report)) = &mut self.reporter {
-                    *last = now;
-                    report(&progress);
-                }
-            }
+            self.report_if_due(now, None);
         }
         false
+    }
+
+    /// Calls the progress callback when it is due; `strategy` while a strategy is read.
+    fn report_if_due(&mut self, now: Instant, strategy: Option<(usize, usize)>) {
+        let due =
+            matches!(&self.reporter, Some((every, last, _)) if now.duration_since(*last) >= *every);
+        if due {
+            let progress = Progress {
+                strategy,
+                ..self.progress()
+            };
+            if let Some((_, last, report)) = &mut self.reporter {
+                *last = now;
+                report(&progress);
+            }
+        }
     }
 
     /// The children of a position not decided itself, each decided or with its first numbers.
@@ -712,7 +725,12 @@ impl Prover {
                 .take()
                 .unwrap_or_else(|| SolveError::Lost(fanorona_engine::format_position(pos)))
         };
+        let mut popped = 0u64;
         while let Some(pos) = stack.pop() {
+            popped += 1;
+            if popped.is_multiple_of(1024) {
+                self.report_if_due(Instant::now(), Some((turns.len(), seen.len())));
+            }
             if self.decided(&pos).is_some() {
                 if !self.settled(&pos, for_attacker) {
                     return Err(lost(self, &pos));

@@ -498,6 +498,14 @@ fn verdict_name(v: Verdict) -> &'static str {
 
 fn progress_line(goal: Goal, p: &Progress) -> String {
     let secs = p.elapsed.as_secs_f64().max(1e-9);
+    if let Some((turns, visited)) = p.strategy {
+        return format!(
+            "{:>8} {:>7.0} s: reading the certificate: {turns} positions with a turn, {visited} visited, {} nodes searched in all",
+            goal.name(),
+            secs,
+            p.nodes
+        );
+    }
     format!(
         "{:>8} {:>7.0} s: {} nodes ({:.0}/s), root proof {} disproof {}, table {:.0}% of {} entries, {} solved",
         goal.name(),
