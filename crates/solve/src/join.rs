@@ -83,6 +83,81 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
+/// The claims after a turn (its position's key) for `side` of at least `level`.
+fn claims_at<'a>(
+    after: &'a HashMap<NodeKey, Vec<&'a Claim>>,
+    key: &NodeKey,
+    side: Color,
+    level: Wdl,
+) -> impl Iterator<Item = &'a Claim> {
+    after
+        .get(key)
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(move |c| c.side == side && c.at_least >= level)
+}
+
+/// Lifts the claims proven after the mover's `turns` to the position (`here`): the mover's
+/// from one turn, the other side's from all of them, the strongest level first. Whether any
+/// claim was lifted.
+fn lift(
+    claims: &mut Vec<Claim>,
+    turns: &[(Turn, NodeKey)],
+    after: &HashMap<NodeKey, Vec<&Claim>>,
+    here: NodeKey,
+    mover: Color,
+) -> bool {
+    let other = !mover;
+    let mut lifted = false;
+    for level in [Wdl::Win, Wdl::Draw] {
+        let has = |claims: &[Claim], side: Color| {
+            claims.iter().any(|c| c.side == side && c.at_least >= level)
+        };
+        // The mover: one turn whose part gives it the level.
+        let found = turns
+            .iter()
+            .find_map(|(t, k)| claims_at(after, k, mover, level).next().map(|c| (t, c)));
+        if let (false, Some((turn, claim))) = (has(claims, mover), found) {
+            let mut strategy = claim.turns.clone();
+            strategy.insert(here, *turn);
+            merge_into(
+                claims,
+                Claim {
+                    side: mover,
+                    at_least: level,
+                    turns: strategy,
+                },
+            );
+            lifted = true;
+        }
+        // The other side: every turn's part gives it the level.
+        let covered = turns
+            .iter()
+            .all(|(_, k)| claims_at(after, k, other, level).next().is_some());
+        if covered && !has(claims, other) {
+            let mut strategy = HashMap::new();
+            for (_, k) in turns {
+                for claim in claims_at(after, k, other, level) {
+                    for (key, turn) in &claim.turns {
+                        strategy.entry(*key).or_insert(*turn);
+                    }
+                }
+            }
+            merge_into(
+                claims,
+                Claim {
+                    side: other,
+                    at_least: level,
+                    turns: strategy,
+                },
+            );
+            lifted = true;
+        }
+    }
+    lifted
+}
+
 /// Joins `parts` into one certificate of `position` (a turn start).
 pub fn join(position: &Position, parts: &[Certificate]) -> Result<Certificate, JoinError> {
     let first = parts.first().ok_or(JoinError::Empty)?;
@@ -119,64 +194,12 @@ pub fn join(position: &Position, parts: &[Certificate]) -> Result<Certificate, J
             });
         }
     }
-    let at = |key: &NodeKey, side: Color, level: Wdl| {
-        after
-            .get(key)
-            .into_iter()
-            .flatten()
-            .filter(move |c| c.side == side && c.at_least >= level)
-    };
     let other = !mover;
-    let mut lifted = false;
-    for level in [Wdl::Win, Wdl::Draw] {
-        // The mover: one turn whose part gives it the level.
-        let has = |claims: &[Claim], side: Color| {
-            claims.iter().any(|c| c.side == side && c.at_least >= level)
-        };
-        let found = turns
-            .iter()
-            .find_map(|(t, k)| at(k, mover, level).next().map(|c| (t, c)));
-        if let (false, Some((turn, claim))) = (has(&claims, mover), found) {
-            let mut strategy = claim.turns.clone();
-            strategy.insert(here, *turn);
-            merge_into(
-                &mut claims,
-                Claim {
-                    side: mover,
-                    at_least: level,
-                    turns: strategy,
-                },
-            );
-            lifted = true;
-        }
-        // The other side: every turn's part gives it the level.
-        let covered = turns
-            .iter()
-            .all(|(_, k)| at(k, other, level).next().is_some());
-        if covered && !has(&claims, other) {
-            let mut strategy = HashMap::new();
-            for (_, k) in &turns {
-                for claim in at(k, other, level) {
-                    for (key, turn) in &claim.turns {
-                        strategy.entry(*key).or_insert(*turn);
-                    }
-                }
-            }
-            merge_into(
-                &mut claims,
-                Claim {
-                    side: other,
-                    at_least: level,
-                    turns: strategy,
-                },
-            );
-            lifted = true;
-        }
-    }
+    let lifted = lift(&mut claims, &turns, &after, here, mover);
     if claims.is_empty() || (!after.is_empty() && !lifted) {
         let missing: Vec<String> = turns
             .iter()
-            .filter(|(_, k)| at(k, other, Wdl::Draw).next().is_none())
+            .filter(|(_, k)| claims_at(&after, k, other, Wdl::Draw).next().is_none())
             .map(|(t, _)| t.to_string())
             .collect();
         return Err(JoinError::Nothing {
