@@ -205,14 +205,7 @@ fn solve_one(
         bail!("--certificate {}: not written: {e}", path.display());
     }
     if let (Some(path), Some(cert)) = (&args.certificate, &solution.certificate) {
-        cert.save(path)
-            .with_context(|| format!("--certificate {}", path.display()))?;
-        let entries: usize = cert.claims.iter().map(|c| c.turns.len()).sum();
-        say!(
-            "certificate: {} ({} claims, {entries} positions with a turn)",
-            path.display(),
-            cert.claims.len()
-        )?;
+        write_certificate(cert, path, "certificate:")?;
     }
     Ok(())
 }
@@ -583,16 +576,21 @@ fn join(args: &SolveArgs, tables: Option<&Tablebase>) -> Result<()> {
         .expect("clap requires --certificate");
     let report = fanorona_solve::check::check(&joined, tables)
         .context("--join: the joined certificate does not hold")?;
-    joined
-        .save(out)
-        .with_context(|| format!("--certificate {}", out.display()))?;
-    let entries: usize = joined.claims.iter().map(|c| c.turns.len()).sum();
-    say!(
-        "joined into {} ({} claims, {entries} positions with a turn)",
-        out.display(),
-        joined.claims.len()
-    )?;
+    write_certificate(&joined, out, "joined into")?;
     print_report(&joined, &report, started)
+}
+
+/// Writes `cert` to `path` (`--certificate`) and says so, after `what`, with its size.
+fn write_certificate(cert: &Certificate, path: &Path, what: &str) -> Result<()> {
+    cert.save(path)
+        .with_context(|| format!("--certificate {}", path.display()))?;
+    let entries: usize = cert.claims.iter().map(|c| c.turns.len()).sum();
+    say!(
+        "{what} {} ({} claims, {entries} positions with a turn)",
+        path.display(),
+        cert.claims.len()
+    )?;
+    Ok(())
 }
 
 fn claim_words(at_least: Wdl) -> &'static str {
