@@ -569,6 +569,21 @@ fn an_evaluation_learns_from_nodes_of_the_search_tree_and_its_teacher_deepens() 
     assert_eq!(state["teacher"]["depth"], 3, "{state}");
 }
 
+/// Two games of `spec` against `random`: it plays, under its own name.
+fn pit_against_random(spec: &str) {
+    let out = run(bin().args([
+        "pit",
+        spec,
+        "random",
+        "--games",
+        "2",
+        "--no-tablebases",
+        "--json",
+    ]));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["a"], spec);
+}
+
 #[test]
 fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
     let dir = temp_dir("e2e-eval");
@@ -619,17 +634,7 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
         format!("alphabeta:depth=1,eval={}", ckpt.display()),
         format!("mcts:sims=20,mix=0.5,eval={}", eval.display()),
     ] {
-        let out = run(bin().args([
-            "pit",
-            &spec,
-            "random",
-            "--games",
-            "2",
-            "--no-tablebases",
-            "--json",
-        ]));
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(json["a"], spec.as_str());
+        pit_against_random(&spec);
     }
     // The run's checkpoints are rated as alpha-beta players with their evaluation.
     let (rated, _) = rate_run(&dir);
@@ -681,5 +686,47 @@ fn an_evaluation_is_trained_from_zero_exported_and_played_through_eval() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("tiny.fne"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_evaluation_of_the_lines_inputs_trains_exports_plays_and_keeps_its_inputs() {
+    let dir = temp_dir("e2e-eval-lines");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
+    let text = std::fs::read_to_string(tiny)
+        .unwrap()
+        .replace("[eval]\n", "[eval]\ninputs = \"lines\"\n");
+    assert!(text.contains("inputs = \"lines\""));
+    let config = dir.join("lines.toml");
+    std::fs::write(&config, &text).unwrap();
+    let run_dir = dir.join("run");
+    let out = run(&mut train_with(&config, &run_dir, 2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("generation 2"));
+    let ckpt = newest_checkpoint(&run_dir).unwrap();
+    let (weights, _) = fanorona_eval::EvalWeights::load_any(&ckpt).unwrap();
+    assert_eq!(weights.shape.inputs, fanorona_eval::Inputs::Lines);
+    // The file says what it reads, and it plays.
+    let eval = dir.join("lines.fne");
+    let out = run(bin().arg("export").arg(&ckpt).arg("--out").arg(&eval));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2268x32x8x1"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    pit_against_random(&format!("alphabeta:depth=2,eval={}", eval.display()));
+    // The run's config edited back to the stones: resume is refused, naming the key, and the
+    // checkpoints are untouched.
+    std::fs::write(
+        run_dir.join("config.toml"),
+        std::fs::read_to_string(run_dir.join("config.toml"))
+            .unwrap()
+            .replace("inputs = \"lines\"", "inputs = \"stones\""),
+    )
+    .unwrap();
+    let out = train_with(&config, &run_dir, 1).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("eval.inputs"), "{stderr}");
+    assert_eq!(newest_checkpoint(&run_dir).unwrap(), ckpt);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,8 @@
 //! The learned evaluation of the alpha-beta player.
 //!
 //! A small network over the stones on the board, from the mover's view ([`features`]: 45 points
-//! x {the mover's stone, the other side's}), two clipped-linear hidden layers and one output in
+//! x {the mover's stone, the other side's}, or the contents of every three points in a row on a
+//! line of the board), two clipped-linear hidden layers and one output in
 //! centi-stones, learned by self-play (`fanorona train` with `[model] kind = "eval"`) the way
 //! Stockfish's NNUE and Logistello's patterns were. In the search it runs on integers
 //! ([`EvalNet`]): the first layer is the sum of the columns of the stones on the board, the
@@ -27,8 +28,9 @@ mod weights;
 /// evaluation.
 pub const SHIPPED: Option<&[u8]> = Some(include_bytes!("../../../checkpoints/learned.fne"));
 
+pub use features::Inputs;
 pub use net::{EvalNet, SimdLevel};
 pub use weights::{
-    CENTISTONES_PER_UNIT, EVAL_MAGIC, EVAL_VERSION, EvalError, EvalMeta, EvalWeights, FEATURE_SET,
-    L1_BIAS_MAX, L1_WEIGHT_MAX, L2_BIAS_MAX, L2_WEIGHT_MAX, Shape,
+    CENTISTONES_PER_UNIT, EVAL_MAGIC, EVAL_VERSION, EvalError, EvalMeta, EvalWeights, L1_BIAS_MAX,
+    L1_WEIGHT_MAX, L2_BIAS_MAX, L2_WEIGHT_MAX, Shape,
 };

@@ -1,7 +1,8 @@
 //! The integer path: the weights quantised once, at load, and a forward pass in `i16`/`i32`.
 //!
 //! - **First layer**: the accumulator starts at the quantised biases and adds the column of
-//!   every stone on the board (at most 44), in `i16` (the weight bounds keep the sum exact);
+//!   every input that is on (at most 44 stones, or the 84 lines of three), in `i16` (the weight
+//!   bounds of each input set keep the sum exact);
 //!   then clipped to `0..=QA`.
 //! - **Second layer**: `i16 x i16` products summed in `i32` (one `pmaddwd` per 8 or 16 pairs),
 //!   shifted back to the activation scale and clipped.
@@ -20,7 +21,7 @@
 
 use fanorona_engine::Position;
 
-use crate::features::{FEATURES, MAX_ACTIVE, active};
+use crate::features::{Inputs, LINE_TRIPLES, MAX_ACTIVE, active, active_lines_occupied};
 use crate::weights::{CENTISTONES_PER_UNIT, EvalError, EvalWeights, Shape};
 
 /// Activation scale: 1.0 is `QA`.
@@ -105,9 +106,13 @@ impl EvalNet {
             });
         }
         let scale2 = (QA * QB) as f32;
+        let (mut l1, mut b1) = (quantise(&weights.l1, QA), quantise(&weights.b1, QA));
+        if weights.shape.inputs == Inputs::Lines {
+            fold_empty_lines(&mut l1, &mut b1);
+        }
         Ok(EvalNet {
-            l1: quantise(&weights.l1, QA),
-            b1: quantise(&weights.b1, QA),
+            l1,
+            b1,
             l2: quantise(&weights.l2, QB),
             b2: weights
                 .b2
@@ -140,7 +145,10 @@ impl EvalNet {
     #[inline]
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let mut on = [0u16; MAX_ACTIVE];
-        let n = active(pos, &mut on);
+        let n = match self.weights.shape.inputs {
+            Inputs::Stones => active(pos, &mut on),
+            Inputs::Lines => active_lines_occupied(pos, &mut on),
+        };
         let raw = self.forward(&on[..n]);
         // raw is in units of 1 / (QA * QB) stones.
         let scale = (QA * QB) as f32 / CENTISTONES_PER_UNIT;
@@ -175,14 +183,38 @@ impl EvalNet {
     }
 }
 
-/// The first layer for a fixed shape: the biases plus the column of every stone on the
-/// board, clipped to the activation range.
+/// Folds each line's empty column into the biases: every line holds exactly one of its 27
+/// contents, so subtracting the empty content's column from all 27 and adding it to the
+/// biases changes no sum, and an empty line then adds nothing (the search skips it). The
+/// arithmetic wraps in `i16`: a biased column or bias may leave the `i16` range, but every
+/// whole sum is the same integer modulo 2^16 as before, and the weight bounds keep that sum
+/// inside the range, so the wrapped result is exact.
+fn fold_empty_lines(l1: &mut [i16], b1: &mut [i16]) {
+    let h1 = b1.len();
+    for t in 0..LINE_TRIPLES {
+        let block = &mut l1[27 * t * h1..27 * (t + 1) * h1];
+        let (empty, rest) = block.split_at_mut(h1);
+        for column in rest.chunks_exact_mut(h1) {
+            for (w, e) in column.iter_mut().zip(empty.iter()) {
+                *w = w.wrapping_sub(*e);
+            }
+        }
+        for (b, e) in b1.iter_mut().zip(empty.iter_mut()) {
+            *b = b.wrapping_add(*e);
+            *e = 0;
+        }
+    }
+}
+
+/// The first layer for a fixed shape: the biases plus the column of every input that is on,
+/// clipped to the activation range.
 #[inline(always)]
 fn first_layer<const H1: usize>(net: &EvalNet, on: &[u16]) -> [i16; H1] {
     let mut acc = [0i16; H1];
     acc.copy_from_slice(&net.b1[..H1]);
+    let last = net.l1.len() / H1 - 1;
     for &f in on {
-        let f = usize::from(f).min(FEATURES - 1);
+        let f = usize::from(f).min(last);
         let column = &net.l1[f * H1..(f + 1) * H1];
         for (a, w) in acc.iter_mut().zip(column) {
             *a = a.wrapping_add(*w);

@@ -2,8 +2,8 @@
 //! path exact, the plain float forward pass, and the file they are kept in.
 //!
 //! **File** (`*.fne`): the project's container ([`fanorona_data::container`]) with magic
-//! `FNRNEVAL`, version 1, and three sections: `config` (JSON: the feature set and the hidden
-//! sizes), `meta` (JSON: what it was trained from) and `weights` (little-endian `f32`s in the
+//! `FNRNEVAL`, version 1, and three sections: `config` (JSON: the input set, [`Inputs::file_name`],
+//! and the hidden sizes), `meta` (JSON: what it was trained from) and `weights` (little-endian `f32`s in the
 //! order of [`EvalWeights`]'s fields). Written atomically; a file that is damaged, of another
 //! shape or whose weights leave the bounds of the integer path is refused with the reason.
 
@@ -13,19 +13,17 @@ use fanorona_data::container::{self, ContainerError, SectionWriter, Sections};
 use fanorona_engine::Position;
 use serde::{Deserialize, Serialize};
 
-use crate::features::{FEATURES, dense};
+use crate::features::Inputs;
 
 /// Magic of an evaluation file.
 pub const EVAL_MAGIC: [u8; 8] = *b"FNRNEVAL";
 /// Format version of an evaluation file.
 pub const EVAL_VERSION: u32 = 1;
 
-/// The feature set of version 1: [`crate::features`].
-pub const FEATURE_SET: &str = "mover-stones-90";
-
-/// Largest `|weight|` of the first layer: with at most 44 stones on and the bias bound below,
-/// its integer sum stays inside an `i16` at the activation scale (511 per unit).
-pub const L1_WEIGHT_MAX: f32 = 1.0;
+/// Largest `|weight|` of the first layer of the stones set (the lines set's is smaller:
+/// [`Inputs::l1_weight_max`]): with at most 44 stones on and the bias bound below, its integer
+/// sum stays inside an `i16` at the activation scale (511 per unit).
+pub const L1_WEIGHT_MAX: f32 = Inputs::Stones.l1_weight_max();
 /// Largest `|bias|` of the first layer.
 pub const L1_BIAS_MAX: f32 = 16.0;
 /// Largest `|weight|` of the second and third layers.
@@ -60,9 +58,12 @@ pub enum EvalError {
     },
 }
 
-/// The sizes of the hidden layers.
+/// The input set and the sizes of the hidden layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
+    /// What the first layer reads.
+    #[serde(default)]
+    pub inputs: Inputs,
     /// Units of the first hidden layer (the sum of the stones' columns).
     pub hidden1: usize,
     /// Units of the second hidden layer.
@@ -83,7 +84,7 @@ impl Shape {
     /// How many floats the weights of this shape are.
     pub fn len(&self) -> usize {
         let (h1, h2) = (self.hidden1, self.hidden2);
-        FEATURES * h1 + h1 + h2 * h1 + h2 + h2 + 1
+        self.inputs.len() * h1 + h1 + h2 * h1 + h2 + h2 + 1
     }
 
     /// Never: every shape has weights.
@@ -95,6 +96,7 @@ impl Shape {
 impl Default for Shape {
     fn default() -> Self {
         Shape {
+            inputs: Inputs::Stones,
             hidden1: 64,
             hidden2: 16,
         }
@@ -103,7 +105,13 @@ impl Default for Shape {
 
 impl std::fmt::Display for Shape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}x{}x{}x1", FEATURES, self.hidden1, self.hidden2)
+        write!(
+            f,
+            "{}x{}x{}x1",
+            self.inputs.len(),
+            self.hidden1,
+            self.hidden2
+        )
     }
 }
 
@@ -130,7 +138,7 @@ pub struct EvalMeta {
 
 /// The evaluation's weights as trained.
 ///
-/// The network: `x` the [`FEATURES`] 0/1 inputs, `c(v) = min(max(v, 0), 1)`,
+/// The network: `x` the 0/1 inputs of the shape's [`Inputs`], `c(v) = min(max(v, 0), 1)`,
 /// `h1 = c(l1ᵀ x + b1)`, `h2 = c(l2 h1 + b2)`, `out = l3 · h2 + b3` in stones.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalWeights {
@@ -156,7 +164,7 @@ impl EvalWeights {
         let (h1, h2) = (shape.hidden1, shape.hidden2);
         EvalWeights {
             shape,
-            l1: vec![0.0; FEATURES * h1],
+            l1: vec![0.0; shape.inputs.len() * h1],
             b1: vec![0.0; h1],
             l2: vec![0.0; h2 * h1],
             b2: vec![0.0; h2],
@@ -196,7 +204,7 @@ impl EvalWeights {
         };
         Ok(EvalWeights {
             shape,
-            l1: take(FEATURES * h1),
+            l1: take(shape.inputs.len() * h1),
             b1: take(h1),
             l2: take(h2 * h1),
             b2: take(h2),
@@ -219,7 +227,7 @@ impl EvalWeights {
             ));
         }
         let sizes = [
-            ("l1", self.l1.len(), FEATURES * s.hidden1),
+            ("l1", self.l1.len(), s.inputs.len() * s.hidden1),
             ("b1", self.b1.len(), s.hidden1),
             ("l2", self.l2.len(), s.hidden2 * s.hidden1),
             ("b2", self.b2.len(), s.hidden2),
@@ -233,7 +241,7 @@ impl EvalWeights {
             }
         }
         let bounded = [
-            ("l1", &self.l1[..], L1_WEIGHT_MAX),
+            ("l1", &self.l1[..], s.inputs.l1_weight_max()),
             ("b1", &self.b1[..], L1_BIAS_MAX),
             ("l2", &self.l2[..], L2_WEIGHT_MAX),
             ("b2", &self.b2[..], L2_BIAS_MAX),
@@ -257,8 +265,9 @@ impl EvalWeights {
     /// The plain float forward pass (the reference the integer path is tested against), in
     /// centi-stones for the side to move.
     pub fn evaluate_f32(&self, pos: &Position) -> f32 {
-        let mut x = vec![0.0; FEATURES];
-        dense(pos, &mut x);
+        let inputs = self.shape.inputs;
+        let mut x = vec![0.0; inputs.len()];
+        inputs.dense(pos, &mut x);
         self.forward_f32(&x) * CENTISTONES_PER_UNIT
     }
 
@@ -267,7 +276,7 @@ impl EvalWeights {
         let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
         let clip = |v: f32| v.clamp(0.0, 1.0);
         let mut a1 = self.b1.clone();
-        for (f, &xf) in x.iter().enumerate().take(FEATURES) {
+        for (f, &xf) in x.iter().enumerate().take(self.shape.inputs.len()) {
             if xf != 0.0 {
                 for (a, w) in a1.iter_mut().zip(&self.l1[f * h1..(f + 1) * h1]) {
                     *a += xf * w;
@@ -292,6 +301,11 @@ impl EvalWeights {
                 h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
             }
         };
+        // The stones set adds nothing: its fingerprints are those of the files before the
+        // lines set existed.
+        if self.shape.inputs != Inputs::Stones {
+            eat(self.shape.inputs.file_name().as_bytes());
+        }
         eat(&(self.shape.hidden1 as u64).to_le_bytes());
         eat(&(self.shape.hidden2 as u64).to_le_bytes());
         for v in self.to_vec() {
@@ -337,7 +351,7 @@ impl EvalWeights {
     /// evaluation run keeps in its `eval` section).
     pub fn payload(&self, meta: &EvalMeta) -> Vec<u8> {
         let config = Config {
-            features: FEATURE_SET.into(),
+            features: self.shape.inputs.file_name().into(),
             hidden1: self.shape.hidden1,
             hidden2: self.shape.hidden2,
         };
@@ -368,15 +382,18 @@ impl EvalWeights {
         let sections = Sections::parse(path, payload)?;
         let config: Config = serde_json::from_slice(sections.require("config")?)
             .map_err(|e| malformed(format!("bad config section: {e}")))?;
-        if config.features != FEATURE_SET {
+        let Some(inputs) = Inputs::from_file_name(&config.features) else {
+            let known: Vec<&str> = Inputs::ALL.iter().map(|i| i.file_name()).collect();
             return Err(malformed(format!(
-                "feature set {:?}, this program knows {FEATURE_SET:?}",
-                config.features
+                "feature set {:?}, this program knows {}",
+                config.features,
+                known.join(", ")
             )));
-        }
+        };
         let meta: EvalMeta = serde_json::from_slice(sections.require("meta")?)
             .map_err(|e| malformed(format!("bad meta section: {e}")))?;
         let shape = Shape {
+            inputs,
             hidden1: config.hidden1,
             hidden2: config.hidden2,
         };

@@ -5,7 +5,7 @@
 use fanorona_data::container;
 use fanorona_engine::{Color, Position};
 use fanorona_eval::{
-    EVAL_MAGIC, EVAL_VERSION, EvalMeta, EvalNet, EvalWeights, L1_BIAS_MAX, L1_WEIGHT_MAX,
+    EVAL_MAGIC, EVAL_VERSION, EvalMeta, EvalNet, EvalWeights, Inputs, L1_BIAS_MAX, L1_WEIGHT_MAX,
     L2_BIAS_MAX, L2_WEIGHT_MAX, Shape, SimdLevel,
 };
 use fanorona_testkit::{Rng, TempDir, fuzz, random_position, random_walk};
@@ -19,8 +19,10 @@ fn uniform(rng: &mut Rng, max: f32) -> f32 {
 fn random_weights(shape: Shape, seed: u64) -> EvalWeights {
     let mut rng = Rng::new(seed);
     let mut w = EvalWeights::zeros(shape);
+    // The lines set has twice the inputs on: half the weights keep the sums alike.
+    let l1 = 0.3 * 44.0 / shape.inputs.max_active() as f32;
     for v in &mut w.l1 {
-        *v = uniform(&mut rng, 0.3);
+        *v = uniform(&mut rng, l1);
     }
     for v in &mut w.b1 {
         *v = uniform(&mut rng, 0.5) + 0.3;
@@ -59,10 +61,24 @@ fn the_integer_path_matches_the_float_network_on_every_shape_and_level() {
     let positions = positions(3);
     assert!(positions.len() > 50);
     let levels = EvalNet::levels();
-    for (k, &hidden1) in Shape::HIDDEN1.iter().enumerate() {
-        for &hidden2 in &Shape::HIDDEN2 {
-            let shape = Shape { hidden1, hidden2 };
-            let weights = random_weights(shape, 10 + k as u64 * 7 + hidden2 as u64);
+    let shapes = Inputs::ALL.into_iter().flat_map(|inputs| {
+        Shape::HIDDEN1
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &hidden1)| {
+                Shape::HIDDEN2.iter().map(move |&hidden2| {
+                    let shape = Shape {
+                        inputs,
+                        hidden1,
+                        hidden2,
+                    };
+                    (shape, 10 + k as u64 * 7 + hidden2 as u64)
+                })
+            })
+    });
+    for (shape, seed) in shapes {
+        {
+            let weights = random_weights(shape, seed);
             let nets: Vec<EvalNet> = levels
                 .iter()
                 .map(|&l| EvalNet::with_level(weights.clone(), l).unwrap())
@@ -116,10 +132,48 @@ fn the_level_follows_the_networks_dispatch() {
 
 #[test]
 fn colour_swapped_twins_get_the_same_evaluation() {
-    let net = EvalNet::new(random_weights(Shape::default(), 1)).unwrap();
-    let white: Position = "W7W/1B7/4B4/9/W8 w".parse().unwrap();
-    let black: Position = "8B/9/4W4/7W1/B7B b".parse().unwrap();
-    assert_eq!(net.evaluate(&white), net.evaluate(&black));
+    for inputs in Inputs::ALL {
+        let shape = Shape {
+            inputs,
+            ..Shape::default()
+        };
+        let net = EvalNet::new(random_weights(shape, 1)).unwrap();
+        let white: Position = "W7W/1B7/4B4/9/W8 w".parse().unwrap();
+        let black: Position = "8B/9/4W4/7W1/B7B b".parse().unwrap();
+        assert_eq!(net.evaluate(&white), net.evaluate(&black), "{inputs:?}");
+    }
+}
+
+/// Every first-layer weight and bias at its bound, on the fullest board of each input set:
+/// the integer sums stay exact (a wrapped `i16` would turn the largest sum negative, and the
+/// unit would read as off instead of fully on).
+#[test]
+fn the_weight_bounds_keep_the_integer_sums_exact() {
+    let positions = positions(5);
+    for inputs in Inputs::ALL {
+        for sign in [1.0f32, -1.0] {
+            let shape = Shape {
+                inputs,
+                hidden1: 32,
+                hidden2: 8,
+            };
+            let mut w = EvalWeights::zeros(shape);
+            w.l1.fill(sign * inputs.l1_weight_max());
+            w.b1.fill(sign * L1_BIAS_MAX);
+            w.l2.fill(0.25);
+            w.l3.fill(1.0);
+            for level in EvalNet::levels() {
+                let net = EvalNet::with_level(w.clone(), level).unwrap();
+                for pos in positions.iter().chain([&Position::start()]) {
+                    let (int, float) = (net.evaluate(pos), w.evaluate_f32(pos));
+                    assert!(
+                        (int as f32 - float).abs() <= 2.0,
+                        "{inputs:?} {sign} {level:?}: integer {int}, float {float} at {pos}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -173,12 +227,33 @@ fn files_round_trip_and_name_what_is_wrong() {
         assert!(EvalNet::new(bad).is_err());
     }
     let odd = EvalWeights::zeros(Shape {
+        inputs: Default::default(),
         hidden1: 48,
         hidden2: 16,
     });
     odd.save(&path, &meta).unwrap();
     let err = EvalWeights::load(&path).unwrap_err().to_string();
     assert!(err.contains("not run here"), "{err}");
+
+    // The lines set round-trips, is told from the stones set, and keeps its smaller bound.
+    let lines = Shape {
+        inputs: Inputs::Lines,
+        ..Shape::default()
+    };
+    let weights_lines = random_weights(lines, 4);
+    weights_lines.save(&path, &meta).unwrap();
+    let (back, _) = EvalWeights::load(&path).unwrap();
+    assert_eq!(back, weights_lines);
+    assert_eq!(back.shape.inputs, Inputs::Lines);
+    assert_ne!(
+        EvalWeights::zeros(lines).fingerprint(),
+        EvalWeights::zeros(Shape::default()).fingerprint()
+    );
+    let mut bad = weights_lines.clone();
+    bad.l1[5] = 0.75;
+    bad.save(&path, &meta).unwrap();
+    let err = EvalWeights::load(&path).unwrap_err().to_string();
+    assert!(err.contains("l1[5]") && err.contains("0.5"), "{err}");
 
     // Not an evaluation file, or a truncated one.
     std::fs::write(&path, b"hello").unwrap();
@@ -196,6 +271,7 @@ fn fuzz_mutated_eval_payloads_with_valid_checksums_never_panic() {
     let path = dir.join("e.fne");
     random_weights(
         Shape {
+            inputs: Default::default(),
             hidden1: 32,
             hidden2: 8,
         },

@@ -1,7 +1,9 @@
 //! The learned evaluation in burn: its model, the training step and its checkpoints.
 //!
-//! The model is [`fanorona_eval`]'s network in floats: `x` the 90 features of a position from
-//! the mover's view, `h1 = c(x W1 + b1)`, `h2 = c(h1 W2 + b2)`, `y = h2 W3 + b3` in stones,
+//! The model is [`fanorona_eval`]'s network in floats: `x` the inputs of a position from the
+//! mover's view (the 90 stones, or the 2,268 line contents of which 84 are on: the first layer
+//! is then a sum of the rows of `W1` picked by the inputs that are on, not a product with a
+//! mostly-zero matrix), `h1 = c(x W1 + b1)`, `h2 = c(h1 W2 + b2)`, `y = h2 W3 + b3` in stones,
 //! `c` clipping to `[0, 1]`. Every parameter is clipped to the bounds of the integer path in the
 //! forward pass itself, so what is trained is exactly what the search runs (the exported
 //! weights are the clipped ones).
@@ -22,14 +24,15 @@ use burn::nn::{Linear, LinearConfig};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::store::ModuleRecord;
 use burn::tensor::activation::sigmoid;
-use burn::tensor::{Bytes, Device, Tensor, TensorData};
+use burn::tensor::{Bytes, Device, Int, Tensor, TensorData};
 use fanorona_data::container::{
     self, CHECKPOINT_MAGIC, CHECKPOINT_VERSION, SectionWriter, Sections,
 };
-use fanorona_eval::features::FEATURES;
+use fanorona_engine::Position;
+use fanorona_eval::features::MAX_ACTIVE;
 use fanorona_eval::{
-    CENTISTONES_PER_UNIT, EvalMeta, EvalWeights, L1_BIAS_MAX, L1_WEIGHT_MAX, L2_BIAS_MAX,
-    L2_WEIGHT_MAX, Shape,
+    CENTISTONES_PER_UNIT, EvalMeta, EvalWeights, Inputs, L1_BIAS_MAX, L2_BIAS_MAX, L2_WEIGHT_MAX,
+    Shape,
 };
 
 use crate::error::NetError;
@@ -71,7 +74,7 @@ impl EvalModel {
     /// A freshly initialised model of `shape` on `device` (uniform in `±1/sqrt(inputs)`).
     pub fn new(shape: Shape, device: &Device) -> EvalModel {
         EvalModel {
-            l1: LinearConfig::new(FEATURES, shape.hidden1).init(device),
+            l1: LinearConfig::new(shape.inputs.len(), shape.hidden1).init(device),
             l2: LinearConfig::new(shape.hidden1, shape.hidden2).init(device),
             l3: LinearConfig::new(shape.hidden2, 1).init(device),
         }
@@ -98,7 +101,7 @@ impl EvalModel {
         }
         EvalModel {
             l1: Linear {
-                weight: mat(weights.l1.clone(), FEATURES, h1),
+                weight: mat(weights.l1.clone(), weights.shape.inputs.len(), h1),
                 bias: vec1(weights.b1.clone()),
             },
             l2: Linear {
@@ -114,18 +117,35 @@ impl EvalModel {
 
     /// The shape.
     pub fn shape(&self) -> Shape {
-        let [_, hidden1] = self.l1.weight.val().dims();
+        let [inputs, hidden1] = self.l1.weight.val().dims();
         let [_, hidden2] = self.l2.weight.val().dims();
-        Shape { hidden1, hidden2 }
+        Shape {
+            // The model is only made from a shape, whose input set has this many inputs.
+            inputs: Inputs::from_len(inputs).unwrap_or_default(),
+            hidden1,
+            hidden2,
+        }
     }
 
-    /// The evaluation of a batch of feature rows (`[batch, 90]`), in stones (`[batch, 1]`).
-    pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        let h1 = layer(
-            x,
-            clip2(&self.l1.weight, L1_WEIGHT_MAX),
-            clip1(&self.l1.bias, L1_BIAS_MAX),
-        )
+    /// The evaluation of a batch of positions' inputs, in stones (`[batch, 1]`).
+    pub fn forward(&self, x: EvalInput) -> Tensor<2> {
+        let w1 = clip2(&self.l1.weight, self.shape().inputs.l1_weight_max());
+        let b1 = clip1(&self.l1.bias, L1_BIAS_MAX);
+        let h1 = match x {
+            EvalInput::Dense(x) => layer(x, w1, b1),
+            EvalInput::Active { on, per_row } => {
+                let [rows, hidden] = [on.dims()[0] / per_row.max(1), w1.dims()[1]];
+                let sum = w1
+                    .select(0, on)
+                    .reshape([rows, per_row, hidden])
+                    .sum_dim(1)
+                    .reshape([rows, hidden]);
+                match b1 {
+                    Some(b) => sum + b.unsqueeze(),
+                    None => sum,
+                }
+            }
+        }
         .clamp(0.0, 1.0);
         let h2 = layer(
             h1,
@@ -153,7 +173,7 @@ impl EvalModel {
         }
         EvalWeights {
             shape,
-            l1: host(clip2(&self.l1.weight, L1_WEIGHT_MAX)),
+            l1: host(clip2(&self.l1.weight, shape.inputs.l1_weight_max())),
             b1: host1(clip1(&self.l1.bias, L1_BIAS_MAX), h1),
             l2,
             b2: host1(clip1(&self.l2.bias, L2_BIAS_MAX), h2),
@@ -163,11 +183,29 @@ impl EvalModel {
     }
 }
 
-/// One batch of training positions: their features and target winning chances.
+/// A batch of positions' inputs as the model reads them.
+#[derive(Clone, Debug)]
+pub enum EvalInput {
+    /// `[batch, inputs]` 0/1 values (the stones set).
+    Dense(Tensor<2>),
+    /// The indices of the inputs that are on, `per_row` for each position one after another
+    /// (the lines set, where every position has the same number on).
+    Active {
+        /// `batch * per_row` indices.
+        on: Tensor<1, Int>,
+        /// Inputs on in each position.
+        per_row: usize,
+    },
+}
+
+/// One batch of training positions: their inputs and target winning chances.
 #[derive(Clone, Debug, Default)]
 pub struct EvalBatch {
-    /// `batch * 90` 0/1 features.
-    pub features: Vec<f32>,
+    /// The input set the positions are read with.
+    pub inputs: Inputs,
+    /// The inputs on in each position: `inputs.max_active()` per position, the unused ones
+    /// [`EvalBatch::NONE`].
+    pub active: Vec<u16>,
     /// `batch` targets in `[0, 1]`: the winning chance, or its lower end where
     /// [`EvalBatch::upper`] gives a range.
     pub targets: Vec<f32>,
@@ -177,6 +215,82 @@ pub struct EvalBatch {
 }
 
 impl EvalBatch {
+    /// An unused slot of [`EvalBatch::active`].
+    pub const NONE: u16 = u16::MAX;
+
+    /// An empty batch of positions read with `inputs`.
+    pub fn new(inputs: Inputs) -> EvalBatch {
+        EvalBatch {
+            inputs,
+            ..EvalBatch::default()
+        }
+    }
+
+    /// Adds `pos` with the target range `low..=high` (`upper` is kept only while every
+    /// position has one: pass `None` for exact targets throughout).
+    pub fn push(&mut self, pos: &Position, low: f32, high: Option<f32>) {
+        let mut on = [Self::NONE; MAX_ACTIVE];
+        self.inputs.active(pos, &mut on);
+        self.active
+            .extend_from_slice(&on[..self.inputs.max_active()]);
+        self.targets.push(low);
+        if let Some(high) = high {
+            self.upper.push(high);
+        }
+    }
+
+    /// The inputs as the model reads them, on `device`.
+    fn input(&self, device: &Device) -> Result<EvalInput, NetError> {
+        let (n, per_row) = (self.len(), self.inputs.max_active());
+        if n == 0 || self.active.len() != n * per_row {
+            return Err(NetError::BatchShape {
+                field: "active",
+                expected: n * per_row,
+                found: self.active.len(),
+            });
+        }
+        let width = self.inputs.len();
+        if let Some(bad) = self
+            .active
+            .iter()
+            .find(|&&f| f != Self::NONE && usize::from(f) >= width)
+        {
+            return Err(NetError::Device(format!(
+                "input {bad} of a batch read with {} inputs",
+                width
+            )));
+        }
+        Ok(match self.inputs {
+            Inputs::Stones => {
+                let mut dense = vec![0.0f32; n * width];
+                for (row, on) in dense
+                    .chunks_exact_mut(width)
+                    .zip(self.active.chunks_exact(per_row))
+                {
+                    for &f in on.iter().filter(|&&f| f != Self::NONE) {
+                        row[usize::from(f)] = 1.0;
+                    }
+                }
+                EvalInput::Dense(Tensor::from_data(
+                    TensorData::new(dense, [n, width]),
+                    device,
+                ))
+            }
+            Inputs::Lines => {
+                if self.active.contains(&Self::NONE) {
+                    return Err(NetError::Device(
+                        "a position of the lines set with fewer than 84 inputs on".into(),
+                    ));
+                }
+                let on: Vec<i64> = self.active.iter().map(|&f| i64::from(f)).collect();
+                EvalInput::Active {
+                    on: Tensor::from_data(TensorData::new(on, [n * per_row]), device),
+                    per_row,
+                }
+            }
+        })
+    }
+
     /// Positions in the batch.
     pub fn len(&self) -> usize {
         self.targets.len()
@@ -293,13 +407,13 @@ impl EvalTrainer {
     /// One optimizer step on `batch` with learning rate `lr`; returns the loss before it.
     pub fn train_step(&mut self, batch: &EvalBatch, lr: f64) -> Result<f32, NetError> {
         let n = batch.len();
-        if n == 0 || batch.features.len() != n * FEATURES {
-            return Err(NetError::BatchShape {
-                field: "features",
-                expected: n * FEATURES,
-                found: batch.features.len(),
-            });
+        if batch.inputs != self.config.shape.inputs {
+            return Err(NetError::Device(format!(
+                "a batch read with the {:?} inputs for an evaluation of the {:?} inputs",
+                batch.inputs, self.config.shape.inputs
+            )));
         }
+        let x = batch.input(&self.device)?;
         if !batch.upper.is_empty() && batch.upper.len() != n {
             return Err(NetError::BatchShape {
                 field: "upper",
@@ -311,10 +425,6 @@ impl EvalTrainer {
             .model
             .take()
             .expect("the model is present between steps");
-        let x = Tensor::<2>::from_data(
-            TensorData::new(batch.features.clone(), [n, FEATURES]),
-            &self.device,
-        );
         let y = model.forward(x);
         let p = sigmoid(y.mul_scalar(CENTISTONES_PER_UNIT / self.config.score_scale));
         let loss = range_loss(p, batch, &self.device);
@@ -332,7 +442,7 @@ impl EvalTrainer {
     }
 
     /// The loss of `batch` without training (an `upper` of another length than the targets
-    /// counts as none).
+    /// counts as none; NaN for a batch whose inputs do not fit it, which `train_step` refuses).
     pub fn loss(&self, batch: &EvalBatch) -> f32 {
         let n = batch.len();
         if n == 0 {
@@ -340,10 +450,9 @@ impl EvalTrainer {
         }
         let device = self.device.clone().without_autodiff();
         let model = self.model().valid().to_device(&device);
-        let x = Tensor::<2>::from_data(
-            TensorData::new(batch.features.clone(), [n, FEATURES]),
-            &device,
-        );
+        let Ok(x) = batch.input(&device) else {
+            return f32::NAN;
+        };
         let p = sigmoid(
             model
                 .forward(x)
@@ -457,7 +566,6 @@ fn record(path: &Path, what: &'static str, e: impl std::fmt::Display) -> NetErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fanorona_engine::Position;
     use fanorona_eval::EvalNet;
 
     fn positions() -> Vec<Position> {
@@ -474,52 +582,74 @@ mod tests {
         out
     }
 
-    fn features(positions: &[Position]) -> Vec<f32> {
-        let mut x = vec![0.0; positions.len() * FEATURES];
-        for (p, row) in positions.iter().zip(x.chunks_exact_mut(FEATURES)) {
-            fanorona_eval::features::dense(p, row);
+    /// A batch of `positions` read with `inputs`, with these targets.
+    fn batch_of(
+        inputs: Inputs,
+        positions: &[Position],
+        targets: &[f32],
+        upper: &[f32],
+    ) -> EvalBatch {
+        let mut batch = EvalBatch::new(inputs);
+        for (i, (pos, &t)) in positions.iter().zip(targets).enumerate() {
+            batch.push(pos, t, upper.get(i).copied());
         }
-        x
+        batch
     }
 
     #[test]
     fn burn_the_float_reference_and_the_integer_path_agree() {
         let device = Device::flex();
-        let model = EvalModel::new(
-            Shape {
-                hidden1: 64,
-                hidden2: 16,
-            },
-            &device,
-        );
-        let weights = model.to_weights();
-        weights.check().unwrap();
-        let net = EvalNet::new(weights.clone()).unwrap();
-        let positions = positions();
-        let n = positions.len();
-        let x = Tensor::<2>::from_data(
-            TensorData::new(features(&positions), [n, FEATURES]),
-            &device,
-        );
-        let burn = host(model.forward(x));
-        for (pos, y) in positions.iter().zip(&burn) {
-            let cs = y * CENTISTONES_PER_UNIT;
-            assert!((cs - weights.evaluate_f32(pos)).abs() < 0.01, "{pos}");
-            assert!(
-                (net.evaluate(pos) as f32 - cs).abs() <= 3.0,
-                "{pos}: {} {cs}",
-                net.evaluate(pos)
+        for inputs in Inputs::ALL {
+            let model = EvalModel::new(
+                Shape {
+                    inputs,
+                    hidden1: 64,
+                    hidden2: 16,
+                },
+                &device,
             );
+            let mut weights = model.to_weights();
+            // Fresh weights are small: spread the first layer to its bound so that the
+            // hidden units' clipping is exercised too.
+            let max = inputs.l1_weight_max();
+            for (i, w) in weights.l1.iter_mut().enumerate() {
+                *w = (*w * 8.0 + ((i * 37 % 11) as f32 - 5.0) * 0.02).clamp(-max, max);
+            }
+            weights.check().unwrap();
+            let model = EvalModel::from_weights(&weights, &device);
+            assert_eq!(model.shape().inputs, inputs);
+            let net = EvalNet::new(weights.clone()).unwrap();
+            let positions = positions();
+            let batch = batch_of(inputs, &positions, &vec![0.5; positions.len()], &[]);
+            let burn = host(model.forward(batch.input(&device).unwrap()));
+            for (pos, y) in positions.iter().zip(&burn) {
+                let cs = y * CENTISTONES_PER_UNIT;
+                let reference = weights.evaluate_f32(pos);
+                assert!(
+                    (cs - reference).abs() < 0.01,
+                    "{inputs:?} {pos}: {cs} {reference}"
+                );
+                assert!(
+                    (net.evaluate(pos) as f32 - cs).abs() <= 3.0,
+                    "{inputs:?} {pos}: {} {cs}",
+                    net.evaluate(pos)
+                );
+            }
+            // The weights round-trip through the model.
+            let back = EvalModel::from_weights(&weights, &device).to_weights();
+            assert_eq!(back, weights);
         }
-        // The weights round-trip through the model.
-        let back = EvalModel::from_weights(&weights, &device).to_weights();
-        assert_eq!(back, weights);
     }
 
     /// A 32x8 evaluation's trainer from random weights.
     fn small_trainer(device: &Device) -> EvalTrainer {
+        trainer_of(device, Inputs::Stones)
+    }
+
+    fn trainer_of(device: &Device, inputs: Inputs) -> EvalTrainer {
         let config = EvalTrainerConfig {
             shape: Shape {
+                inputs,
                 hidden1: 32,
                 hidden2: 8,
             },
@@ -539,10 +669,11 @@ mod tests {
             .iter()
             .map(|p| 1.0 / (1.0 + (-trainer.weights().evaluate_f32(p) / 200.0).exp()))
             .collect();
-        let batch = |targets: Vec<f32>, upper: Vec<f32>| EvalBatch {
-            features: features(&positions),
-            targets,
-            upper,
+        let batch = |targets: Vec<f32>, upper: Vec<f32>| {
+            let mut b = batch_of(Inputs::Stones, &positions, &targets, &upper);
+            // Ranges of another length than the targets are kept as given.
+            b.upper = upper;
+            b
         };
         // Ranges that hold the predictions cost nothing; an exact target at them neither.
         let around = batch(
@@ -583,8 +714,14 @@ mod tests {
 
     #[test]
     fn training_learns_material_and_checkpoints_resume_exactly() {
+        for inputs in Inputs::ALL {
+            learns_material_and_resumes(inputs);
+        }
+    }
+
+    fn learns_material_and_resumes(inputs: Inputs) {
         let device = Device::flex();
-        let mut trainer = small_trainer(&device);
+        let mut trainer = trainer_of(&device, inputs);
         let positions = positions();
         // Target: the material balance as a winning chance.
         let targets: Vec<f32> = positions
@@ -595,17 +732,22 @@ mod tests {
                 1.0 / (1.0 + (-(100.0 * m) / 200.0).exp())
             })
             .collect();
-        let batch = EvalBatch {
-            features: features(&positions),
-            targets,
-            upper: Vec::new(),
-        };
+        let batch = batch_of(inputs, &positions, &targets, &[]);
         let first = trainer.loss(&batch);
         for _ in 0..300 {
             trainer.train_step(&batch, 0.01).unwrap();
         }
         let last = trainer.loss(&batch);
-        assert!(last < first / 4.0, "loss {first} -> {last}");
+        assert!(last < first / 4.0, "{inputs:?}: loss {first} -> {last}");
+        // A batch read with the other inputs is refused.
+        let other = Inputs::ALL.into_iter().find(|&i| i != inputs).unwrap();
+        let err = trainer
+            .train_step(
+                &batch_of(other, &positions, &vec![0.5; positions.len()], &[]),
+                0.01,
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("inputs"), "{err}");
         let dir = fanorona_testkit::TempDir::new("eval-ckpt");
         let path = dir.join("c.ckpt");
         trainer

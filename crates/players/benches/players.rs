@@ -72,7 +72,7 @@ fn alphabeta(c: &mut Criterion) {
 /// Nodes per second of the alpha-beta player with the hand-written and a learned evaluation
 /// (random weights: the cost does not depend on their values), on the same positions.
 fn alphabeta_eval(c: &mut Criterion) {
-    use fanorona_eval::{EvalNet, EvalWeights, Shape};
+    use fanorona_eval::{EvalNet, EvalWeights, Inputs, Shape};
     use fanorona_players::Evaluation;
     use std::sync::Arc;
     let mut group = c.benchmark_group("alphabeta_eval");
@@ -81,8 +81,13 @@ fn alphabeta_eval(c: &mut Criterion) {
         tt_mebibytes: 4,
         ..AlphaBetaConfig::default()
     };
-    let learned = |hidden1, hidden2| {
-        let mut w = EvalWeights::zeros(Shape { hidden1, hidden2 });
+    let learned = |inputs: Inputs, hidden1, hidden2| {
+        let mut w = EvalWeights::zeros(Shape {
+            inputs,
+            hidden1,
+            hidden2,
+        });
+        let bound = 0.2f32.min(inputs.l1_weight_max());
         let mut x = 1u32;
         for v in
             w.l1.iter_mut()
@@ -90,14 +95,15 @@ fn alphabeta_eval(c: &mut Criterion) {
                 .chain(w.l3.iter_mut())
         {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            *v = (x >> 8) as f32 / (1u32 << 24) as f32 * 0.4 - 0.2;
+            *v = ((x >> 8) as f32 / (1u32 << 24) as f32 * 0.4 - 0.2).clamp(-bound, bound);
         }
         Evaluation::Learned(Arc::new(EvalNet::new(w).expect("valid weights")))
     };
     let mut evals = vec![
         ("handwritten", Evaluation::Handwritten),
-        ("learned64x16", learned(64, 16)),
-        ("learned128x32", learned(128, 32)),
+        ("learned64x16", learned(Inputs::Stones, 64, 16)),
+        ("learned128x32", learned(Inputs::Stones, 128, 32)),
+        ("lines128x32", learned(Inputs::Lines, 128, 32)),
     ];
     if let Some(bytes) = fanorona_eval::SHIPPED {
         let (weights, _) = EvalWeights::decode_file(std::path::Path::new("learned.fne"), bytes)

@@ -171,6 +171,10 @@ pub enum ModelKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalSection {
+    /// What the evaluation reads: `"stones"` (each point with the mover's stone or the other
+    /// side's, 90 inputs; what `eval=learned` ships) or `"lines"` (the contents of every three
+    /// points in a row on a line of the board, 2,268 inputs, 84 on): `fanorona_eval::features`.
+    pub inputs: fanorona_eval::Inputs,
     /// Units of the first hidden layer: 32, 64, 128 or 256.
     pub hidden1: usize,
     /// Units of the second hidden layer: 8, 16 or 32.
@@ -214,6 +218,7 @@ pub struct EvalSection {
 impl Default for EvalSection {
     fn default() -> Self {
         EvalSection {
+            inputs: fanorona_eval::Inputs::Stones,
             hidden1: 64,
             hidden2: 16,
             depth: 3,
@@ -673,6 +678,7 @@ impl TrainConfig {
     fn validate_eval(&self, v: &Checker<'_>) -> Result<(), ConfigError> {
         let e = &self.eval;
         let shape = fanorona_eval::Shape {
+            inputs: e.inputs,
             hidden1: e.hidden1,
             hidden2: e.hidden2,
         };
@@ -1202,6 +1208,12 @@ mod tests {
             "ablations/size-2x32.toml",
             "ablations/size-4x48.toml",
             "ablations/size-6x64.toml",
+            "eval.toml",
+            "tiny-eval.toml",
+            "ablations/eval-deepen.toml",
+            "ablations/eval-lines.toml",
+            "ablations/eval-tree.toml",
+            "ablations/eval-tree-window.toml",
         ] {
             TrainConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

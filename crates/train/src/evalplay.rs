@@ -388,6 +388,7 @@ pub fn eval_train_phase(
         let t = &run.config.training;
         let e = &run.config.eval;
         let batch = replay.sample_eval_batch(
+            e.inputs,
             &mut batch_rng(run.config.seed, step),
             window,
             t.batch_size,

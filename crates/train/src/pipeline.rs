@@ -224,6 +224,7 @@ fn resume_or_start(run: &Run) -> Result<(Learner, RunState), TrainError> {
 pub fn eval_trainer_config(config: &TrainConfig) -> EvalTrainerConfig {
     EvalTrainerConfig {
         shape: fanorona_eval::Shape {
+            inputs: config.eval.inputs,
             hidden1: config.eval.hidden1,
             hidden2: config.eval.hidden2,
         },
@@ -235,6 +236,13 @@ pub fn eval_trainer_config(config: &TrainConfig) -> EvalTrainerConfig {
 /// On resume the evaluation's shape comes from the checkpoint: a changed one is refused.
 fn check_eval_resumable(config: &TrainConfig, saved: &EvalTrainerConfig) -> Result<(), TrainError> {
     let wanted = eval_trainer_config(config);
+    if wanted.shape.inputs != saved.shape.inputs {
+        return Err(TrainError::RunDir(RunDirError::Other(format!(
+            "eval.inputs is {:?} in the run's config.toml but {:?} in its checkpoints: the \
+             evaluation's inputs cannot change on resume; set them back, or start a new run",
+            wanted.shape.inputs, saved.shape.inputs
+        ))));
+    }
     let changed = [
         ("eval.hidden1", wanted.shape.hidden1, saved.shape.hidden1),
         ("eval.hidden2", wanted.shape.hidden2, saved.shape.hidden2),

@@ -797,11 +797,13 @@ impl ReplayBuffer {
         }
     }
 
-    /// A training batch of the learned evaluation: `size` scored positions drawn uniformly
+    /// A training batch of the learned evaluation, read with `inputs`: `size` scored positions drawn uniformly
     /// from the newest `window`, each through a random symmetry of the board when `augment`,
     /// with their target chances ([`Scored::target`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn sample_eval_batch<R: RngExt>(
         &self,
+        inputs: fanorona_eval::Inputs,
         rng: &mut R,
         window: usize,
         size: usize,
@@ -809,15 +811,13 @@ impl ReplayBuffer {
         lambda: f32,
         scale: f32,
     ) -> fanorona_net::EvalBatch {
-        use fanorona_eval::features::{FEATURES, dense};
-        let mut batch = fanorona_net::EvalBatch::default();
+        let mut batch = fanorona_net::EvalBatch::new(inputs);
         let n = self.scored.len();
         let window = window.min(n);
         if window == 0 {
             return batch;
         }
-        batch.features.reserve(size * FEATURES);
-        let mut row = vec![0.0; FEATURES];
+        batch.active.reserve(size * inputs.max_active());
         let mut tries = 0;
         while batch.targets.len() < size && tries < size * 4 {
             tries += 1;
@@ -830,11 +830,8 @@ impl ReplayBuffer {
             } else {
                 Symmetry::Identity
             };
-            dense(&sym.position(&pos), &mut row);
-            batch.features.extend_from_slice(&row);
             let (low, high) = s.target_range(lambda, scale);
-            batch.targets.push(low);
-            batch.upper.push(high);
+            batch.push(&sym.position(&pos), low, Some(high));
         }
         batch
     }
@@ -1137,7 +1134,15 @@ mod tests {
         // a batch carries both ends
         let mut buffer = ReplayBuffer::new();
         buffer.scored.extend([played, at_least]);
-        let batch = buffer.sample_eval_batch(&mut rand::rng(), 2, 64, true, 0.5, 200.0);
+        let batch = buffer.sample_eval_batch(
+            fanorona_eval::Inputs::Stones,
+            &mut rand::rng(),
+            2,
+            64,
+            true,
+            0.5,
+            200.0,
+        );
         assert_eq!(batch.upper.len(), batch.targets.len());
         assert!(batch.upper.iter().zip(&batch.targets).all(|(h, l)| h >= l));
         assert!(batch.upper.contains(&1.0) && batch.upper.contains(&0.75));
