@@ -232,6 +232,10 @@ fn bad_settings_are_refused() {
             vec!["solve", "--after", "d3e3w a1a1", "--no-tablebases"],
             "--after: turn 2",
         ),
+        (
+            vec!["solve", "--strategy-nodes", "0", "--no-tablebases"],
+            "--strategy-nodes",
+        ),
     ] {
         let out = fanorona(&args);
         assert!(!out.status.success(), "{args:?}");

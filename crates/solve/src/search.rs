@@ -96,7 +96,7 @@ pub enum SolveError {
     /// The table is too small to hold the proof's strategy: reading it meant searching the
     /// same positions again and again (the value stands; the certificate needs more memory).
     #[error(
-        "the table is too small to hold the proof's strategy: reading it took more than {0} nodes of searching again; give more memory"
+        "the table is too small to hold the proof's strategy: reading it took more than {0} nodes of searching again; give more memory, or more nodes to read it (--strategy-nodes)"
     )]
     TooSmall(u64),
 }
@@ -126,6 +126,12 @@ pub struct SolveOptions {
     /// `None`: both at once. One question is enough where only one half of a value is wanted
     /// (a split proof: "the other side does not lose" after each of the mover's turns).
     pub only: Option<Goal>,
+    /// Nodes that reading the certificate's strategy may search again, past which it gives up
+    /// with [`SolveError::TooSmall`]; `None`: four times the search's own nodes, at least two
+    /// million. A search seeded or resumed from a saved one has searched little itself, while
+    /// the strategy of its proof can need millions of positions searched again (the saved
+    /// entries are the solved positions, not what proved them).
+    pub strategy_nodes: Option<u64>,
 }
 
 impl Default for SolveOptions {
@@ -140,6 +146,7 @@ impl Default for SolveOptions {
             epsilon: 0.25,
             certificate: true,
             only: None,
+            strategy_nodes: None,
         }
     }
 }
@@ -199,7 +206,8 @@ pub struct Prover {
     /// While a strategy is read: the node count at which its searches again give up.
     again_limit: Option<u64>,
     /// The searches again may expand this many times the search's own nodes, and at least
-    /// `again_floor` (4 and 2 million; tests lower them).
+    /// `again_floor` (4 and 2 million, or 0 and [`SolveOptions::strategy_nodes`]; tests lower
+    /// them).
     again_factor: u64,
     again_floor: u64,
 }
@@ -236,6 +244,10 @@ impl Prover {
             Goal::NotLose => (Holds::AtOrAbove, Holds::AtOrBelow),
         };
         let edges = Edges::with_bytes(options.table_bytes / 8, proven, disproven);
+        let (again_factor, again_floor) = match options.strategy_nodes {
+            Some(n) => (0, n),
+            None => (4, 2_000_000),
+        };
         Prover {
             tables,
             options,
@@ -252,8 +264,8 @@ impl Prover {
             root_key: 0,
             reporter: None,
             again_limit: None,
-            again_factor: 4,
-            again_floor: 2_000_000,
+            again_factor,
+            again_floor,
         }
     }
 
@@ -842,6 +854,45 @@ mod tests {
             Err(SolveError::TooSmall(_))
         ));
         assert!(prover.nodes() <= before + 1_000 + 1);
+    }
+
+    /// A table as full of solved entries as it can hold (seeded, as a search seeded from a
+    /// saved one is, here with positions this search never meets; most buckets full of them):
+    /// the search keeps its unsolved numbers in the spill and disproves the win at about six
+    /// times the nodes of a search on an empty table. Without the spill, a position whose
+    /// bucket was full was found back at its first numbers on every visit and searched again
+    /// from there: no answer in fifty times the nodes.
+    #[test]
+    fn a_table_full_of_solved_entries_still_holds_the_search() {
+        let pos = fanorona_engine::parse_position("9/9/3B5/9/WW7 w 40 1").unwrap();
+        let options = SolveOptions {
+            table_bytes: 1 << 20,
+            ..SolveOptions::default()
+        };
+        let mut plain = Prover::new(None, Goal::Win, options.clone());
+        assert_eq!(plain.prove(&pos), Ok(Verdict::Disproven));
+        let mut seeded = Prover::new(
+            None,
+            Goal::Win,
+            SolveOptions {
+                max_nodes: Some(plain.nodes() * 12),
+                ..options
+            },
+        );
+        let capacity = seeded.table.capacity() as u64;
+        let mut rng = Rng::new(11);
+        let fake: Vec<(u64, bool)> = (0..capacity)
+            .map(|i| (rng.next_u64() | 1, i % 2 == 0))
+            .collect();
+        seeded.load_solved(&fake);
+        assert!(seeded.table.used() as u64 > capacity * 3 / 5);
+        assert_eq!(
+            seeded.prove(&pos),
+            Ok(Verdict::Disproven),
+            "{} nodes, {} on an empty table",
+            seeded.nodes(),
+            plain.nodes()
+        );
     }
 
     fn small() -> SolveOptions {

@@ -1,6 +1,13 @@
 //! The transposition table of the proof-number search: a fixed number of entries chosen from
 //! the memory budget, in buckets of four; a full bucket gives up its least valuable entry
-//! (an unsolved one before a solved one, then the one with the least work below it).
+//! (an unsolved one before a solved one, then the one with the least work below it). A bucket
+//! whose four entries are all solved refuses an unsolved one, which then goes to the *spill*:
+//! a small direct-mapped area (a sixteenth of the memory) where the newest unsolved entry of
+//! each slot stays. Without it an unsolved position whose bucket the solved ones had filled
+//! could never keep its numbers: its parent found it back at its first numbers on every visit
+//! and searched it again from there, and a search seeded with millions of solved positions
+//! (about 8% of the buckets full of them at a third of the table) spent hundreds of millions of
+//! nodes solving nothing (docs/solve.md).
 
 /// Proof and disproof numbers at or above this are infinite (a saturating sum stops here).
 pub(crate) const INFINITE: u32 = u32::MAX / 4;
@@ -59,17 +66,26 @@ pub(crate) struct Table {
     entries: Vec<Slot>,
     buckets: usize,
     used: usize,
+    /// Unsolved entries the buckets refused, one per slot, the newest kept.
+    spill: Vec<Slot>,
 }
 
 impl Table {
-    /// A table of about `bytes` bytes (at least one bucket).
+    /// A table of about `bytes` bytes (at least one bucket and one spill slot).
     pub(crate) fn with_bytes(bytes: usize) -> Table {
-        let buckets = (bytes / (ENTRY_BYTES * WAYS)).max(1);
+        let spill = (bytes / 16 / ENTRY_BYTES).max(1);
+        let buckets = ((bytes - spill * ENTRY_BYTES.min(bytes)) / (ENTRY_BYTES * WAYS)).max(1);
         Table {
             entries: vec![[0u64; 3]; buckets * WAYS],
             buckets,
             used: 0,
+            spill: vec![[0u64; 3]; spill],
         }
+    }
+
+    /// The spill slot of `key` (from its low bits: the bucket takes the high ones).
+    fn spill_slot(&self, key: u64) -> usize {
+        (key % self.spill.len() as u64) as usize
     }
 
     fn bucket(&self, key: u64) -> usize {
@@ -91,9 +107,11 @@ impl Table {
     /// The proof and disproof numbers stored for `key`.
     pub(crate) fn get(&self, key: u64) -> Option<(u32, u32)> {
         let b = self.bucket(key);
+        let spilled = &self.spill[self.spill_slot(key)];
         self.entries[b..b + WAYS]
             .iter()
             .find(|e| e[0] == key)
+            .or((spilled[0] == key).then_some(spilled))
             .map(|e| {
                 let e = Entry::load(e);
                 (e.pn, e.dn)
@@ -119,14 +137,23 @@ impl Table {
                         .min_by_key(|(_, e)| e.worth())
                         .expect("a bucket has entries");
                     let new = Entry { key, pn, dn, work };
-                    // A solved entry never makes way for an unsolved one.
+                    // A solved entry never makes way for an unsolved one: that goes to the
+                    // spill.
                     if victim.solved() && !new.solved() {
+                        let spilled = self.spill_slot(key);
+                        self.spill[spilled] = new.store();
                         return;
                     }
                     i
                 }
             },
         };
+        // Kept in its bucket now: an older spilled copy would only be stale.
+        let spilled = self.spill_slot(key);
+        if self.spill[spilled][0] == key {
+            self.spill[spilled] = [0; 3];
+        }
+        let bucket = &mut self.entries[b..b + WAYS];
         let old = Entry::load(&bucket[slot]);
         let work = if old.key == key {
             old.work.max(work)
@@ -142,6 +169,10 @@ impl Table {
         if let Some(e) = self.entries[b..b + WAYS].iter_mut().find(|e| e[0] == key) {
             *e = [0; 3];
             self.used -= 1;
+        }
+        let slot = self.spill_slot(key);
+        if self.spill[slot][0] == key {
+            self.spill[slot] = [0; 3];
         }
     }
 
@@ -188,8 +219,24 @@ mod tests {
             t.put(k, INFINITE, 0, 1);
         }
         t.put(7, 1, 1, 1_000);
-        assert_eq!(t.get(7), None);
         assert_eq!(t.solved().count(), 4);
+        assert_eq!((1..=4).filter(|&k| t.get(k).is_some()).count(), 4);
+        // ... it keeps its numbers in the spill instead, until another key takes its slot
+        // there.
+        assert_eq!(t.get(7), Some((1, 1)));
+        t.put(7, 2, 3, 1_500);
+        assert_eq!(t.get(7), Some((2, 3)));
+        let other = 7 + t.spill.len() as u64;
+        t.put(other, 4, 4, 10);
+        assert_eq!(t.get(other), Some((4, 4)));
+        assert_eq!(t.get(7), None);
+        // Solved, it takes a bucket's place (the solved entry with the least work) and leaves
+        // no stale copy behind.
+        t.put(other, 0, INFINITE, 20);
+        assert_eq!(t.get(other), Some((0, INFINITE)));
+        assert_eq!(t.spill.iter().filter(|e| e[0] != 0).count(), 0);
+        t.forget(other);
+        assert_eq!(t.get(other), None);
     }
 
     #[test]

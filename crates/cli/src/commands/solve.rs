@@ -71,6 +71,12 @@ pub struct SolveArgs {
     /// Stop after this many nodes (both searches together, each gets half of them).
     #[arg(long, value_name = "NODES")]
     pub nodes: Option<u64>,
+    /// Nodes that reading the certificate's strategy may search again (the parts of the proof
+    /// the table let go); by default four times the search's own nodes, at least two million.
+    /// A search seeded (`--seed`) or resumed (`--state`) has searched little itself and may
+    /// need more (docs/solve.md).
+    #[arg(long, value_name = "NODES", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub strategy_nodes: Option<u64>,
     /// Memory for the transposition tables, in MiB (both searches together).
     #[arg(long, value_name = "MIB", default_value_t = 2048,
           value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_048_576))]
@@ -293,6 +299,7 @@ fn budget(
         eval,
         certificate: args.certificate.is_some(),
         only: question(&args.question),
+        strategy_nodes: args.strategy_nodes,
         ..SolveOptions::default()
     }
 }
