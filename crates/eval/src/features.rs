@@ -140,11 +140,6 @@ pub fn active(pos: &Position, out: &mut [u16; MAX_ACTIVE]) -> usize {
     n
 }
 
-/// The stones set's features of `pos` as a 0/1 vector of [`FEATURES`] values.
-pub fn dense(pos: &Position, out: &mut [f32]) {
-    Inputs::Stones.dense(pos, out);
-}
-
 /// Every three points in a row on a line of the board, as point indices: along the rows, the
 /// files and (through the strong points) the diagonals; each triple once, its middle point's
 /// index rising, then north-east, east, north, north-west. Sorted so that the triple's first
@@ -271,7 +266,7 @@ mod tests {
         let mut on = [0u16; MAX_ACTIVE];
         assert_eq!(active(&start, &mut on), 44);
         let mut v = vec![0.0; FEATURES];
-        dense(&start, &mut v);
+        Inputs::Stones.dense(&start, &mut v);
         assert_eq!(v.iter().sum::<f32>(), 44.0);
     }
 

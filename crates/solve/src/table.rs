@@ -107,11 +107,14 @@ impl Table {
     /// The proof and disproof numbers stored for `key`.
     pub(crate) fn get(&self, key: u64) -> Option<(u32, u32)> {
         let b = self.bucket(key);
-        let spilled = &self.spill[self.spill_slot(key)];
         self.entries[b..b + WAYS]
             .iter()
             .find(|e| e[0] == key)
-            .or((spilled[0] == key).then_some(spilled))
+            // The spill only where the bucket misses (its slot costs a division).
+            .or_else(|| {
+                let spilled = &self.spill[self.spill_slot(key)];
+                (spilled[0] == key).then_some(spilled)
+            })
             .map(|e| {
                 let e = Entry::load(e);
                 (e.pn, e.dn)
