@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use fanorona_engine::{Color, Game, Position};
 use fanorona_tablebase::{Tablebase, Wdl};
 
-use crate::certificate::{Certificate, NodeKey};
+use crate::certificate::{Certificate, NodeKey, nth_turn};
 
 /// What a checked certificate establishes.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,9 +168,10 @@ fn check_claim(
 ) -> Result<usize, CheckError> {
     let claim = &certificate.claims[index];
     let rules = certificate.rules;
-    let mut seen: HashSet<NodeKey> = HashSet::new();
+    // Packed keys: 16 bytes a position (a claim can reach tens of millions).
+    let mut seen: HashSet<u128> = HashSet::new();
     let mut stack = vec![certificate.position];
-    seen.insert(NodeKey::of(&certificate.position));
+    seen.insert(NodeKey::of(&certificate.position).packed());
     while let Some(pos) = stack.pop() {
         let us = pos.side_to_move();
         if let Some(result) = decided(&pos, rules, tables)? {
@@ -191,20 +192,28 @@ fn check_claim(
             continue;
         }
         let mut push = |child: Position| {
-            if seen.insert(NodeKey::of(&child)) {
+            if seen.insert(NodeKey::of(&child).packed()) {
                 stack.push(child);
             }
         };
         if us == claim.side {
-            let Some(turn) = claim.turns.get(&NodeKey::of(&pos)) else {
+            let Some(number) = claim.turns.index(&NodeKey::of(&pos)) else {
                 return Err(CheckError::MissingTurn {
                     claim: index,
                     side: side_name(us),
                     position: fanorona_engine::format_position(&pos),
                 });
             };
+            // The turn is found among the position's own turns and played by the engine.
+            let Some((turn, _)) = nth_turn(&pos, number) else {
+                return Err(CheckError::IllegalTurn {
+                    claim: index,
+                    turn: format!("number {} of its turns", number + 1),
+                    position: fanorona_engine::format_position(&pos),
+                });
+            };
             let child = pos
-                .try_play_turn(turn)
+                .try_play_turn(&turn)
                 .map_err(|_| CheckError::IllegalTurn {
                     claim: index,
                     turn: turn.to_string(),

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use fanorona_engine::{Color, Position, Turn};
 use fanorona_tablebase::Wdl;
 
-use crate::certificate::{Certificate, Claim, NodeKey};
+use crate::certificate::{Certificate, Claim, NodeKey, Strategy};
 
 /// Why parts could not be joined.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,11 +67,7 @@ fn merge_into(claims: &mut Vec<Claim>, claim: Claim) {
         .iter_mut()
         .find(|c| c.side == claim.side && c.at_least == claim.at_least)
     {
-        Some(c) => {
-            for (key, turn) in claim.turns {
-                c.turns.entry(key).or_insert(turn);
-            }
-        }
+        Some(c) => c.turns.merge(&claim.turns),
         None => claims.push(claim),
     }
 }
@@ -98,9 +94,9 @@ fn claims_at<'a>(
         .filter(move |c| c.side == side && c.at_least >= level)
 }
 
-/// Lifts the claims proven after the mover's `turns` to the position (`here`): the mover's
-/// from one turn, the other side's from all of them, the strongest level first. Whether any
-/// claim was lifted.
+/// Lifts the claims proven after the mover's `turns` (all of them, in the engine's order) to
+/// the position (`here`): the mover's from one turn, the other side's from all of them, the
+/// strongest level first. Whether any claim was lifted.
 fn lift(
     claims: &mut Vec<Claim>,
     turns: &[(Turn, NodeKey)],
@@ -117,10 +113,11 @@ fn lift(
         // The mover: one turn whose part gives it the level.
         let found = turns
             .iter()
-            .find_map(|(t, k)| claims_at(after, k, mover, level).next().map(|c| (t, c)));
-        if let (false, Some((turn, claim))) = (has(claims, mover), found) {
-            let mut strategy = claim.turns.clone();
-            strategy.insert(here, *turn);
+            .enumerate()
+            .find_map(|(i, (_, k))| claims_at(after, k, mover, level).next().map(|c| (i, c)));
+        if let (false, Some((index, claim))) = (has(claims, mover), found) {
+            let mut strategy = Strategy::from_entries(vec![Strategy::entry(&here, index)]);
+            strategy.merge(&claim.turns);
             merge_into(
                 claims,
                 Claim {
@@ -136,12 +133,10 @@ fn lift(
             .iter()
             .all(|(_, k)| claims_at(after, k, other, level).next().is_some());
         if covered && !has(claims, other) {
-            let mut strategy = HashMap::new();
+            let mut strategy = Strategy::new();
             for (_, k) in turns {
                 for claim in claims_at(after, k, other, level) {
-                    for (key, turn) in &claim.turns {
-                        strategy.entry(*key).or_insert(*turn);
-                    }
+                    strategy.merge(&claim.turns);
                 }
             }
             merge_into(

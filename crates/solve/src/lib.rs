@@ -32,7 +32,7 @@ use std::time::Duration;
 use fanorona_engine::Position;
 use fanorona_tablebase::{Tablebase, Wdl};
 
-pub use certificate::{Certificate, CertificateError, Claim, NodeKey};
+pub use certificate::{Certificate, CertificateError, Claim, NodeKey, Strategy, StrategyError};
 pub use check::{CheckError, CheckReport};
 pub use search::{Goal, Progress, Prover, SolveError, SolveOptions, Verdict, node_key};
 

@@ -21,7 +21,7 @@ use fanorona_engine::{Color, Position, Rules, Turn};
 use fanorona_eval::EvalNet;
 use fanorona_tablebase::{ProbeError, Tablebase, Wdl};
 
-use crate::certificate::{Claim, NodeKey};
+use crate::certificate::{Claim, MAX_TURNS, NodeKey, Strategy};
 use crate::table::{Edges, Holds, INFINITE, Table};
 
 /// What the attacker (the side to move at the root) is to prove.
@@ -635,12 +635,11 @@ impl Prover {
         pos: &Position,
         options: &[(Turn, Position)],
         for_attacker: bool,
-    ) -> Option<(Turn, Position)> {
+    ) -> Option<usize> {
         let found = |me: &mut Self| {
             options
                 .iter()
-                .find(|(_, c)| me.settled(c, for_attacker))
-                .copied()
+                .position(|(_, c)| me.settled(c, for_attacker))
         };
         if let Some(hit) = found(self) {
             return Some(hit);
@@ -653,8 +652,7 @@ impl Prover {
         found(self).or_else(|| {
             options
                 .iter()
-                .find(|(_, c)| self.settle(c, for_attacker))
-                .copied()
+                .position(|(_, c)| self.settle(c, for_attacker))
         })
     }
 
@@ -669,7 +667,7 @@ impl Prover {
         root.for_each_turn(|t, c| options.push((*t, *c)));
         let root = *root;
         self.again_limit = Some(self.again_budget());
-        let turn = run_deep(|| self.pick(&root, &options, true)).map(|(turn, _)| turn);
+        let turn = run_deep(|| self.pick(&root, &options, true)).map(|i| options[i].0);
         self.again_limit = None;
         self.failure = None;
         turn
@@ -725,11 +723,14 @@ impl Prover {
         root: &Position,
         side: Color,
         for_attacker: bool,
-    ) -> Result<std::collections::HashMap<NodeKey, Turn>, SolveError> {
-        let mut turns = std::collections::HashMap::new();
-        let mut seen: HashSet<NodeKey> = HashSet::new();
+    ) -> Result<Strategy, SolveError> {
+        // Packed keys and entries, 16 bytes a position each: a strategy of tens of millions of
+        // positions has to fit beside the table (a map of keys to turns took about 300 bytes
+        // a position and ran out of memory at 56 million).
+        let mut turns: Vec<u128> = Vec::new();
+        let mut seen: HashSet<u128> = HashSet::new();
         let mut stack = vec![*root];
-        seen.insert(NodeKey::of(root));
+        seen.insert(NodeKey::of(root).packed());
         // Why a strategy could not be read at `pos`: the table too small (recorded by the
         // search again), else a proof lost.
         let lost = |me: &mut Self, pos: &Position| {
@@ -753,11 +754,17 @@ impl Prover {
             pos.for_each_turn(|t, c| options.push((*t, *c)));
             let mut next = Vec::new();
             if pos.side_to_move() == side {
-                let Some((turn, child)) = self.pick(&pos, &options, for_attacker) else {
+                let Some(index) = self.pick(&pos, &options, for_attacker) else {
                     return Err(lost(self, &pos));
                 };
-                turns.insert(NodeKey::of(&pos), turn);
-                next.push(child);
+                if index >= MAX_TURNS {
+                    return Err(SolveError::Lost(format!(
+                        "{}: turn {index} is past the {MAX_TURNS} a strategy can name",
+                        fanorona_engine::format_position(&pos)
+                    )));
+                }
+                turns.push(Strategy::entry(&NodeKey::of(&pos), index));
+                next.push(options[index].1);
             } else {
                 for (_, child) in options {
                     if !self.settle(&child, for_attacker) {
@@ -767,7 +774,7 @@ impl Prover {
                 }
             }
             for child in next {
-                if seen.insert(NodeKey::of(&child)) {
+                if seen.insert(NodeKey::of(&child).packed()) {
                     stack.push(child);
                 }
             }
@@ -775,7 +782,8 @@ impl Prover {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        Ok(turns)
+        drop(seen);
+        Ok(Strategy::from_entries(turns))
     }
 }
 

@@ -3,11 +3,13 @@
 
 use std::sync::{Arc, OnceLock};
 
+use fanorona_data::container::{self, SectionWriter, Sections};
 use fanorona_engine::{Color, Position, Rules, Setup, parse_position};
+use fanorona_solve::certificate::{CERTIFICATE_MAGIC, CERTIFICATE_VERSION};
 use fanorona_solve::check::{CheckError, check};
 use fanorona_solve::state::{Saved, StateHead};
 use fanorona_solve::{
-    Certificate, Goal, NodeKey, Prover, SolveError, SolveOptions, Verdict, solve, solve_with,
+    Certificate, Goal, Prover, SolveError, SolveOptions, StrategyError, Verdict, solve, solve_with,
 };
 use fanorona_tablebase::{Tablebase, Wdl, build};
 use fanorona_testkit::{Rng, TempDir, board, random_position};
@@ -103,7 +105,7 @@ fn forced_wins_drawn_as_pictures() {
     let solution = solve(&chain, None, &options()).unwrap();
     assert_eq!(solution.value, Some(Wdl::Win));
     let cert = solution.certificate.unwrap();
-    let root_turn = cert.claims[0].turns[&NodeKey::of(&chain)];
+    let root_turn = cert.claims[0].turns.turn(&chain).unwrap();
     let after = chain.try_play_turn(&root_turn).unwrap();
     assert!(
         after.stones(Color::Black).is_empty(),
@@ -134,12 +136,12 @@ fn a_tampered_certificate_is_refused() {
     check(&cert, None).unwrap();
     // A turn missing.
     let mut missing = cert.clone();
-    missing.claims[0].turns.remove(&NodeKey::of(&pos));
+    assert!(missing.claims[0].turns.remove(&pos));
     assert!(matches!(
         check(&missing, None),
         Err(CheckError::MissingTurn { claim: 0, .. })
     ));
-    // A turn of another position.
+    // A turn of another position: a strategy cannot hold it.
     let mut foreign = cert.clone();
     let other: fanorona_engine::Turn = "i5h5".parse().unwrap();
     let root_claim = foreign
@@ -147,11 +149,33 @@ fn a_tampered_certificate_is_refused() {
         .iter_mut()
         .find(|c| c.side == pos.side_to_move())
         .unwrap();
-    root_claim.turns.insert(NodeKey::of(&pos), other);
     assert!(matches!(
-        check(&foreign, None),
-        Err(CheckError::IllegalTurn { .. })
+        root_claim.turns.insert(&pos, &other),
+        Err(StrategyError::NotATurn { .. })
     ));
+    // Another of the root's turns in place of the proof's: the check finds where it falls
+    // short (a position its strategy does not cover, or a worse result).
+    let proof_turn = root_claim.turns.turn(&pos).unwrap();
+    let mut wrong = 0;
+    for (turn, _) in after_each_turn(&pos) {
+        if turn == proof_turn {
+            continue;
+        }
+        let mut swapped = cert.clone();
+        let claim = swapped
+            .claims
+            .iter_mut()
+            .find(|c| c.side == pos.side_to_move())
+            .unwrap();
+        claim.turns.insert(&pos, &turn).unwrap();
+        if check(&swapped, None).is_err() {
+            wrong += 1;
+        }
+    }
+    assert!(
+        wrong > 0,
+        "some other turn of the root does not keep the draw"
+    );
     // A draw claimed as a win.
     let mut greedy = cert.clone();
     greedy.claims[0].at_least = Wdl::Win;
@@ -177,6 +201,35 @@ fn a_tampered_certificate_is_refused() {
     std::fs::write(&path, &bytes).unwrap();
     let err = Certificate::load(&path).unwrap_err().to_string();
     assert!(err.contains("c.fnproof"), "{err}");
+    // A file whose entry names a turn the position does not have: refused when read, with
+    // the entry and the turn.
+    cert.save(&path).unwrap();
+    let payload = container::read(&path, &CERTIFICATE_MAGIC, CERTIFICATE_VERSION).unwrap();
+    let sections = Sections::parse(&path, &payload).unwrap();
+    let claim0 = sections.require("claim0").unwrap();
+    let len = usize::from(claim0[19]);
+    let mut tampered = claim0[..19].to_vec();
+    tampered.push(4);
+    tampered.extend_from_slice(b"i5h5");
+    tampered.extend_from_slice(&claim0[20 + len..]);
+    let mut writer = SectionWriter::new().section("head", sections.require("head").unwrap());
+    writer = writer.section("claim0", &tampered);
+    for i in 1..cert.claims.len() {
+        let name = format!("claim{i}");
+        writer = writer.section(&name, sections.require(&name).unwrap());
+    }
+    container::write_atomic(
+        &path,
+        &CERTIFICATE_MAGIC,
+        CERTIFICATE_VERSION,
+        &writer.finish(),
+    )
+    .unwrap();
+    let err = Certificate::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("entry 0") && err.contains("i5h5 is not a turn of"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -290,7 +343,7 @@ fn a_proof_split_over_the_first_turns_joins_into_the_whole() {
     let lost = solve(&after, None, &only(Goal::NotLose)).unwrap();
     assert_eq!(lost.not_lose, Verdict::Disproven);
     let whole = join(&won, &[lost.certificate.unwrap()]).unwrap();
-    assert_eq!(whole.claims[0].turns[&NodeKey::of(&won)], turn);
+    assert_eq!(whole.claims[0].turns.turn(&won), Some(turn));
     assert_eq!(check(&whole, None).unwrap().value, Some(Wdl::Win));
 }
 
