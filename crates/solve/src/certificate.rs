@@ -164,7 +164,8 @@ impl Strategy {
         self.entries.is_empty()
     }
 
-    /// The entry of `key` playing its `index`-th turn.
+    /// The entry of `key` playing its `index`-th turn (`index` below [`MAX_TURNS`]: callers
+    /// check it, an index past it would spill into the key).
     pub fn entry(key: &NodeKey, index: usize) -> u128 {
         debug_assert!(index < MAX_TURNS);
         key.packed() << INDEX_BITS | index as u128

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use fanorona_engine::{Color, Position, Turn};
 use fanorona_tablebase::Wdl;
 
-use crate::certificate::{Certificate, Claim, NodeKey, Strategy};
+use crate::certificate::{Certificate, Claim, MAX_TURNS, NodeKey, Strategy};
 
 /// Why parts could not be joined.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -114,6 +114,7 @@ fn lift(
         let found = turns
             .iter()
             .enumerate()
+            .take(MAX_TURNS)
             .find_map(|(i, (_, k))| claims_at(after, k, mover, level).next().map(|c| (i, c)));
         if let (false, Some((index, claim))) = (has(claims, mover), found) {
             let mut strategy = Strategy::from_entries(vec![Strategy::entry(&here, index)]);
