@@ -238,21 +238,25 @@ proptest! {
         let mut search = Search::new(Nim::new(stones), cfg, seed).unwrap();
         let result = search.run(&evaluator).unwrap().unwrap().clone();
         let wins = stones % 4 != 0;
+        let mover = result.to_move;
         if search.root_visits() < simulations {
+            prop_assert!(search.root_winner().is_some(), "ended early without a proof");
+        }
+        // A proof is Nim's theory and values the root exactly; a value of exactly 1 or -1
+        // without one (a single rollout) proves nothing and is not asserted on.
+        if let Some(winner) = search.root_winner() {
+            prop_assert_eq!(winner == mover, wins, "nim, {} stones", stones);
             prop_assert_eq!(result.value, if wins { 1.0 } else { -1.0 });
-        }
-        if result.value == 1.0 {
-            prop_assert!(wins);
-            prop_assert_eq!((stones - result.chosen) % 4, 0);
-        }
-        if result.value == -1.0 {
-            prop_assert!(!wins);
+            if wins {
+                prop_assert_eq!((stones - result.chosen) % 4, 0);
+            }
         }
         let chain = ChainNim::new(stones, 0);
         let mut search = Search::new(chain.clone(), cfg, seed).unwrap();
         let result = search.run(&evaluator).unwrap().unwrap().clone();
-        if result.value.abs() == 1.0 {
-            prop_assert_eq!(result.value == 1.0, chain.player_to_move_wins(), "chain nim, {} stones", stones);
+        if let Some(winner) = search.root_winner() {
+            prop_assert_eq!(winner == result.to_move, chain.player_to_move_wins(), "chain nim, {} stones", stones);
+            prop_assert_eq!(result.value.abs(), 1.0);
         }
     }
 }

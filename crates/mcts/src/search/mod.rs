@@ -154,6 +154,13 @@ impl<G: GameState> Search<G> {
         self.tree.root().visits
     }
 
+    /// The player proven to win from the root with best play (the solver, [`SearchConfig::solver`]):
+    /// `None` while the root is not proven. A root value of exactly 1 or -1 is not a proof on
+    /// its own: one rollout or one evaluation can say as much.
+    pub fn root_winner(&self) -> Option<usize> {
+        self.tree.root().winner.map(usize::from)
+    }
+
     /// Number of nodes in the tree.
     pub fn tree_size(&self) -> usize {
         self.tree.nodes.len()
