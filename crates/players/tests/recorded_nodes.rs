@@ -1,10 +1,16 @@
 //! The nodes an alpha-beta search records for learning (TreeStrap's examples): every node of
 //! the deepest iteration below the root, each with a score that a fresh search of that node
-//! alone confirms (equal where exact, on the right side where a bound).
+//! alone confirms (equal where exact, on the right side where a bound). And the end of its
+//! principal variation (TD-Leaf's training position): a position reached from the root by the
+//! chosen turn, the other turns of the search's depth and captures, whose evaluation is the
+//! root's score for its own mover.
 
-use fanorona_engine::{Game, Position, Rules};
+use std::collections::HashSet;
+
+use fanorona_engine::{Game, Position, Rules, Turn};
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, Player, Score, ScoreBound, SearchedNode, random_opening,
+    AlphaBetaConfig, AlphaBetaPlayer, Player, Score, ScoreBound, SearchedNode, evaluate,
+    random_opening,
 };
 
 fn player(depth: u32, record: bool) -> AlphaBetaPlayer {
@@ -148,4 +154,84 @@ fn recording_does_not_change_the_search() {
         assert_eq!(a.info.score, b.info.score);
         assert_eq!(a.info.nodes, b.info.nodes);
     }
+}
+
+/// Every position reached from `root` by `turn`, then any `more` turns, then up to
+/// `captures` turns each played where the mover has a capture (every turn then captures).
+fn reachable(root: &Position, turn: &Turn, more: u32, captures: u32) -> HashSet<Position> {
+    let mut frontier = vec![root.try_play_turn(turn).unwrap()];
+    for _ in 0..more {
+        let mut next = Vec::new();
+        for pos in &frontier {
+            pos.for_each_turn(|_, child| next.push(*child));
+        }
+        frontier = next;
+    }
+    let mut all: HashSet<Position> = frontier.iter().copied().collect();
+    for _ in 0..captures {
+        let mut next = Vec::new();
+        for pos in frontier.iter().filter(|p| p.has_capture()) {
+            pos.for_each_turn(|_, child| next.push(*child));
+        }
+        all.extend(next.iter().copied());
+        frontier = next;
+    }
+    all
+}
+
+#[test]
+fn the_leaf_follows_the_chosen_turn_and_its_evaluation_is_the_root_score() {
+    let (mut searched, mut found) = (0, 0);
+    for seed in 0..40u64 {
+        let game = midgame(seed, 4 + (seed % 12) as u32);
+        if game.outcome().is_some() {
+            continue;
+        }
+        let root = *game.position();
+        let mut p = player(2, false).record_leaf(true);
+        let choice = p.choose(&game, None).unwrap();
+        let leaf = p.take_leaf();
+        assert_eq!(p.take_leaf(), None, "a leaf is taken once");
+        let Some(Score::Centistones(score)) = choice.info.score else {
+            // A forced turn (unsearched) or a forced result: no leaf.
+            assert_eq!(leaf, None, "seed {seed}: {:?}", choice.info.score);
+            continue;
+        };
+        searched += 1;
+        let Some((leaf, value)) = leaf else { continue };
+        found += 1;
+        let ours = leaf.side_to_move() == root.side_to_move();
+        assert_eq!(value, if ours { score } else { -score }, "seed {seed}");
+        assert_eq!(evaluate(&leaf), value, "seed {seed}");
+        assert!(
+            reachable(&root, &choice.turn, 1, 4).contains(&leaf),
+            "seed {seed}: the leaf is not below the chosen turn"
+        );
+    }
+    assert!(searched >= 25, "{searched}");
+    assert!(
+        found * 10 >= searched * 8,
+        "the leaf was found for {found} of {searched} searches"
+    );
+}
+
+#[test]
+fn no_pv_leaf_unless_asked_or_against_a_clock() {
+    let game = midgame(3, 8);
+    let mut plain = player(3, false);
+    plain.choose(&game, None).unwrap();
+    assert_eq!(plain.take_leaf(), None);
+    let mut timed = player(3, false).record_leaf(true);
+    timed
+        .choose(&game, Some(fanorona_players::Limit::Millis(50)))
+        .unwrap();
+    assert_eq!(timed.take_leaf(), None, "a timed search keeps no leaf");
+    let mut fixed = player(3, false).record_leaf(true);
+    let a = fixed.choose(&game, None).unwrap();
+    let b = player(3, false).choose(&game, None).unwrap();
+    assert_eq!(
+        (a.turn, a.info.nodes),
+        (b.turn, b.info.nodes),
+        "the search is unchanged"
+    );
 }

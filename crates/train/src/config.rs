@@ -194,6 +194,11 @@ pub struct EvalSection {
     /// Record only positions where the side to move has no capture (quiet positions, where
     /// the evaluation is what the search uses); `false` records every searched position.
     pub quiet_only: bool,
+    /// Record, for each searched turn, the end of the search's principal variation instead of
+    /// the position played from (TD-Leaf: the quiet position whose evaluation the search
+    /// returned, with the root's score from its mover's view and the game's result for that
+    /// mover); the position played from where the line cannot be followed back to it.
+    pub pv_leaf: bool,
     /// Nodes of each self-play search's tree kept as examples besides the position played
     /// from (0 to 256; 0: the played positions alone). Drawn at random among the nodes of the
     /// search's deepest iteration, each with its score and whether that score is exact or a
@@ -228,6 +233,7 @@ impl Default for EvalSection {
             score_scale: 200.0,
             lambda: 0.5,
             quiet_only: false,
+            pv_leaf: false,
             tree_positions: 0,
             tree_min_depth: 1,
             depth_max: 0,

@@ -160,6 +160,7 @@ fn play_game(
     let player = |side: u64| {
         self_play_player(e, depth, eval, tables, derive_seed(seed, side))
             .record_nodes(e.tree_positions > 0)
+            .record_leaf(e.pv_leaf)
     };
     let mut players = [player(0), player(1)];
     let mut recorded: Vec<Scored> = Vec::new();
@@ -192,8 +193,15 @@ fn play_game(
                 Ok(choice) => {
                     let score = search_score(choice.info.score);
                     let quiet = !e.quiet_only || !pos.has_capture();
-                    if let (Some(score), true) = (score, quiet) {
-                        recorded.push(scored(&pos, score, None, Origin::Played));
+                    match (players[slot].take_leaf(), score) {
+                        (Some((leaf, value)), _) => {
+                            let score = SearchScore::Centistones(value);
+                            recorded.push(scored(&leaf, score, None, Origin::Played));
+                        }
+                        (None, Some(score)) if quiet => {
+                            recorded.push(scored(&pos, score, None, Origin::Played));
+                        }
+                        _ => {}
                     }
                     let nodes = players[slot].take_nodes();
                     recorded.extend(sampled_nodes(nodes, e, &mut rng));

@@ -2,6 +2,7 @@
 
 mod eval;
 mod leaf;
+mod pv;
 mod search;
 mod tt;
 
@@ -171,6 +172,9 @@ pub struct AlphaBetaPlayer {
     root_margin: Option<i32>,
     /// The root turns of the last search's deepest completed iteration, when scoring them.
     root_scores: Vec<RootTurn>,
+    /// The last search's principal variation leaf, when keeping it
+    /// ([`AlphaBetaPlayer::record_leaf`]).
+    leaf: Option<Option<(Position, i32)>>,
 }
 
 impl std::fmt::Debug for AlphaBetaPlayer {
@@ -208,6 +212,7 @@ impl AlphaBetaPlayer {
             recorded: None,
             root_margin: None,
             root_scores: Vec::new(),
+            leaf: None,
         }
     }
 
@@ -246,6 +251,23 @@ impl AlphaBetaPlayer {
             }
             None => Vec::new(),
         }
+    }
+
+    /// Keeps, after each search at a fixed depth, the end of its principal variation: the
+    /// position whose evaluation the search returned as the root's score, with that score for
+    /// its own mover, for [`AlphaBetaPlayer::take_leaf`] (TD-Leaf's training position; off by
+    /// default, and a few transposition probes and one small quiescence when on).
+    pub fn record_leaf(mut self, on: bool) -> Self {
+        self.leaf = on.then_some(None);
+        self
+    }
+
+    /// The last search's principal variation leaf and the root's score from the leaf's
+    /// mover's view: `None` when not recording, for a turn forced, found in the tables or
+    /// searched against a clock, for a score of a forced result, or where the line could not
+    /// be followed to a position whose evaluation is that score.
+    pub fn take_leaf(&mut self) -> Option<(Position, i32)> {
+        self.leaf.as_mut().and_then(Option::take)
     }
 
     /// Scores quiet positions with `eval` instead of the hand-written evaluation.
@@ -519,6 +541,9 @@ impl Player for AlphaBetaPlayer {
         if let Some(record) = self.recorded.as_mut() {
             record.clear();
         }
+        if let Some(leaf) = self.leaf.as_mut() {
+            *leaf = None;
+        }
         // Without a clock the tables' distances are waited for (the game replays exactly).
         if let Some(choice) = crate::tables::table_choice(&self.tables, game, deadline.is_none()) {
             self.after_last_turn = game.position().try_play_turn(&choice.turn).ok();
@@ -527,6 +552,20 @@ impl Player for AlphaBetaPlayer {
         self.sync_history(game);
         let found = self.search(game, max_depth, deadline);
         self.after_last_turn = game.position().try_play_turn(&found.turn).ok();
+        if let (Some(slot), None, Some(depth), Some(score)) =
+            (self.leaf.as_mut(), deadline, found.depth, found.score)
+            && score.abs() < WIN_BOUND
+            && search::table_probe_of(score).is_none()
+        {
+            *slot = pv::leaf(
+                &self.tt,
+                &self.eval,
+                game.position(),
+                (&found.turn, score),
+                depth,
+                self.config.quiescence,
+            );
+        }
         Ok(Choice {
             turn: found.turn,
             info: ChoiceInfo {
