@@ -5,6 +5,7 @@
 use fanorona_engine::{Position, Turn};
 
 use super::eval::Evaluation;
+use super::search::Searcher;
 use super::tt::{Bound, Table};
 
 /// Whole turns of a quiescence walk at most: the search's own extension is shorter.
@@ -107,10 +108,9 @@ fn quiesce(pos: &Position, eval: &Evaluation, left: u32, mut alpha: i32, beta: i
     best
 }
 
-/// Whether the game is over at `pos` (a side without stones, or a mover without a turn).
+/// Whether the game is over at `pos`: the search's own win and loss rules.
 fn ended(pos: &Position) -> bool {
-    let us = pos.side_to_move();
-    pos.stones(us).is_empty() || pos.stones(!us).is_empty() || !pos.has_legal_action()
+    Searcher::decided(pos, 0).is_some()
 }
 
 #[cfg(test)]

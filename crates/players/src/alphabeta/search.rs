@@ -195,7 +195,7 @@ impl Searcher<'_> {
     /// [`fanorona_engine::Game::outcome`]: no stones (loss), opponent without stones (win), no
     /// legal move (loss).
     #[inline]
-    fn decided(pos: &Position, ply: usize) -> Option<i32> {
+    pub(super) fn decided(pos: &Position, ply: usize) -> Option<i32> {
         let us = pos.side_to_move();
         let mate = WIN - ply as i32;
         if pos.stones(us).is_empty() {
