@@ -200,6 +200,32 @@ impl Trainer {
         Ok((trainer, sections.require("extra")?.to_vec()))
     }
 
+    /// A trainer that starts from the weights of an exported model file (`fanorona export`)
+    /// instead of random ones, with a fresh optimizer and its step count at 0. The file's
+    /// network must have the shape `config.net` asks for.
+    pub fn from_exported(
+        config: TrainerConfig,
+        path: &Path,
+        device: &Device,
+    ) -> Result<Trainer, NetError> {
+        let payload = container::read(path, &MODEL_MAGIC, MODEL_VERSION)?;
+        let sections = Sections::parse(path, &payload)?;
+        let stored: NetConfig = decode_config(path, sections.require("config")?)?;
+        if stored != config.net {
+            return Err(NetError::OtherShape {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "the model's network is {stored:?}, the run's [model] asks for {:?}: set \
+                     [model] to the model's shape",
+                    config.net
+                ),
+            });
+        }
+        let device = device.clone().autodiff();
+        let model = weights_from_bytes(path, &stored, sections.require("weights")?, &device)?;
+        Ok(Trainer::from_model(config, model, &device))
+    }
+
     /// Exports the current weights as a model file for play; `meta.training_steps` is set to
     /// this trainer's step count.
     pub fn export(&self, out_path: &Path, meta: &ExportMeta) -> Result<(), NetError> {
@@ -443,6 +469,50 @@ mod tests {
         assert_eq!(
             direct_model.forward(&batch.planes, batch.batch_size),
             outputs(&trainer, &batch)
+        );
+    }
+
+    #[test]
+    fn a_trainer_started_from_an_exported_model_has_its_weights_and_trains_on() {
+        let dir = TempDir::new("net");
+        let model_path = dir.path().join("start.fnm");
+        let sgd = OptimizerConfig::Sgd {
+            momentum: 0.9,
+            nesterov: false,
+        };
+        let (trainer, batch) = trained(sgd.clone(), 4);
+        trainer.export(&model_path, &ExportMeta::default()).unwrap();
+
+        let config = TrainerConfig::new(tiny_net()).with_optimizer(sgd.clone());
+        let mut started = Trainer::from_exported(config, &model_path, &Device::flex()).unwrap();
+        assert_eq!(started.steps(), 0, "the step count starts afresh");
+        assert_eq!(outputs(&started, &batch), outputs(&trainer, &batch));
+        // Every parameter is a leaf the optimizer moves: one step changes the network as a
+        // step of a fresh trainer from the same weights would.
+        let before = outputs(&started, &batch);
+        started.train_step(&batch, 0.02).unwrap();
+        assert_ne!(outputs(&started, &batch), before);
+        let fresh = TrainerConfig::new(tiny_net()).with_optimizer(sgd);
+        let mut again = Trainer::from_exported(fresh, &model_path, &Device::flex()).unwrap();
+        again.train_step(&batch, 0.02).unwrap();
+        assert_eq!(outputs(&again, &batch), outputs(&started, &batch));
+
+        // Another shape is refused with both shapes named.
+        let mut wider = tiny_net();
+        wider.channels += 4;
+        let err = Trainer::from_exported(TrainerConfig::new(wider), &model_path, &Device::flex())
+            .unwrap_err();
+        assert!(matches!(err, NetError::OtherShape { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("start.fnm") && text.contains("[model]"),
+            "{text}"
+        );
+        // A checkpoint is not a model file.
+        let ckpt = dir.path().join("a.ckpt");
+        trainer.save_checkpoint(&ckpt, &[]).unwrap();
+        assert!(
+            Trainer::from_exported(TrainerConfig::new(tiny_net()), &ckpt, &Device::flex()).is_err()
         );
     }
 

@@ -26,6 +26,14 @@ pub enum NetError {
         /// Parser message.
         detail: String,
     },
+    /// A model file whose network is not the shape a run asks for.
+    #[error("{path}: {detail}")]
+    OtherShape {
+        /// The model file.
+        path: PathBuf,
+        /// Both shapes and what to do.
+        detail: String,
+    },
     /// Stored weights or optimizer state could not be decoded or do not fit the network.
     #[error("{path}: bad stored {what}: {detail}")]
     Record {

@@ -433,6 +433,11 @@ pub struct TrainingSection {
     pub value_teacher_depth: u32,
     /// Centi-stones of the teacher's score read as the value `tanh(1)`.
     pub value_teacher_scale: f32,
+    /// A model file (`fanorona export`) whose weights a new network run starts from instead
+    /// of random ones (`""`, the default: random, a run from zero). Read only when the run
+    /// starts; a resumed run goes on from its checkpoints. The optimizer and the step count
+    /// start afresh, so `learning_rate` and `expert.until_steps` count from the start.
+    pub start_from: String,
     /// Compute device: `cpu` (burn's pure-Rust flex backend), `cuda` or `wgpu` (those need
     /// the binary built with the matching cargo feature).
     pub device: String,
@@ -460,6 +465,7 @@ impl Default for TrainingSection {
             value_teacher: String::new(),
             value_teacher_depth: 1,
             value_teacher_scale: 200.0,
+            start_from: String::new(),
             device: "cpu".into(),
             inference: fanorona_net::Backend::default(),
         }
@@ -965,6 +971,12 @@ impl TrainConfig {
             "training.value_teacher_scale",
             t.value_teacher_scale.to_string(),
             "must be a positive number of centi-stones",
+        )?;
+        v.check(
+            t.start_from.is_empty() || self.kind == ModelKind::Network,
+            "training.start_from",
+            t.start_from.clone(),
+            "is for network runs (kind = \"network\"); an evaluation run starts from random weights",
         )?;
         v.check(
             t.adam_epsilon.is_finite() && t.adam_epsilon > 0.0 && t.adam_epsilon < 1.0,

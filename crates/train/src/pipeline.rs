@@ -17,7 +17,7 @@
 //! so a resumed run draws the same batches it would have drawn.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -205,7 +205,19 @@ fn resume_or_start(run: &Run) -> Result<(Learner, RunState), TrainError> {
         "start run {} (seed {})",
         run.config.name, run.config.seed
     ))?;
+    let start_from = &run.config.training.start_from;
     let trainer = match run.config.kind {
+        ModelKind::Network if !start_from.is_empty() => {
+            let trainer = Trainer::from_exported(
+                trainer_config(&run.config),
+                Path::new(start_from),
+                &run.device,
+            )?;
+            run.progress
+                .line(&format!("starting from the weights of {start_from}"));
+            run.log(&format!("start from the weights of {start_from}"))?;
+            Learner::Network(trainer)
+        }
         ModelKind::Network => Learner::Network(Trainer::seeded(
             trainer_config(&run.config),
             &run.device,

@@ -399,3 +399,56 @@ fn leftovers_of_a_killed_trainer_and_impossible_counters_are_dealt_with() {
         last.display()
     );
 }
+
+#[test]
+fn a_run_started_from_a_model_file_says_so_and_refuses_one_of_another_shape() {
+    let base = temp_dir("start-from");
+    let first = base.join("first");
+    train(&tiny(), &options(&first, 1)).unwrap();
+    let newest = files(&first.join("checkpoints")).pop().unwrap();
+    let model = base.join("first.fnm");
+    fanorona_net::export(
+        &first.join("checkpoints").join(newest),
+        &model,
+        &Default::default(),
+    )
+    .unwrap();
+
+    let mut config = tiny();
+    config.training.start_from = model.display().to_string();
+    let second = base.join("second");
+    let summary = train(&config, &options(&second, 1)).unwrap();
+    assert_eq!(summary.steps, 6, "the step count starts afresh");
+    let log = std::fs::read_to_string(second.join("train.log")).unwrap();
+    assert!(
+        log.contains(&format!("start from the weights of {}", model.display())),
+        "{log}"
+    );
+    // Resumed, the run goes on from its checkpoints, not from the file.
+    train(&config, &options(&second, 1)).unwrap();
+    let log = std::fs::read_to_string(second.join("train.log")).unwrap();
+    assert_eq!(log.matches("start from the weights").count(), 1, "{log}");
+
+    // A model of another shape is refused, naming the file and [model].
+    config.model.channels += 8;
+    let err = train(&config, &options(&base.join("third"), 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("first.fnm") && err.contains("[model]"),
+        "{err}"
+    );
+    // An evaluation run has no network to start from.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
+    let text = std::fs::read_to_string(path).unwrap().replace(
+        "[training]\n",
+        &format!("[training]\nstart_from = \"{}\"\n", model.display()),
+    );
+    let err = TrainConfig::parse(&text, "tiny-eval.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("training.start_from") && err.contains("tiny-eval.toml"),
+        "{err}"
+    );
+}
