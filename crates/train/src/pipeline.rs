@@ -527,8 +527,8 @@ fn selfplay_then_ingest(
 
 /// Checks what `config` names that would otherwise fail only later: the training device (a
 /// device this build lacks), every rating baseline (built once: a missing evaluation file or
-/// model), and with `tables` the endgame tables' folder (readable as tables for these rules,
-/// when it exists). A new run is checked before its folder is made, so that a bad setting leaves
+/// model), and with `tables` (a new run) the network it starts from (`training.start_from`)
+/// and the endgame tables' folder (readable as tables for these rules, when it exists). A new run is checked before its folder is made, so that a bad setting leaves
 /// nothing behind; a resumed run, in its own config.
 fn check_settings(
     config: &TrainConfig,
@@ -552,6 +552,17 @@ fn check_settings(
     }
     if !tables {
         return Ok(());
+    }
+    let start_from = &config.training.start_from;
+    if !start_from.is_empty() && config.kind == ModelKind::Network {
+        let device = device_by_name(&config.training.device)?;
+        Trainer::from_exported(trainer_config(config), Path::new(start_from), &device).map_err(
+            |e| TrainError::Setting {
+                key: "training.start_from".into(),
+                value: start_from.clone(),
+                message: e.to_string(),
+            },
+        )?;
     }
     let tables = opts
         .tablebases

@@ -435,9 +435,10 @@ fn a_run_started_from_a_model_file_says_so_and_refuses_one_of_another_shape() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("first.fnm") && err.contains("[model]"),
+        err.contains("training.start_from") && err.contains("first.fnm") && err.contains("[model]"),
         "{err}"
     );
+    assert!(!base.join("third").exists(), "no run folder is left behind");
     // An evaluation run has no network to start from.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
     let text = std::fs::read_to_string(path).unwrap().replace(
