@@ -535,7 +535,7 @@ fn check_settings(
     opts: &TrainOptions,
     tables: bool,
 ) -> Result<(), TrainError> {
-    device_by_name(&config.training.device)?;
+    let device = device_by_name(&config.training.device)?;
     let registry = fanorona_net::player_registry(opts.backend.unwrap_or(config.training.inference));
     for (i, text) in config.evaluation.baselines.iter().enumerate() {
         let built = registry
@@ -555,7 +555,6 @@ fn check_settings(
     }
     let start_from = &config.training.start_from;
     if !start_from.is_empty() && config.kind == ModelKind::Network {
-        let device = device_by_name(&config.training.device)?;
         Trainer::from_exported(trainer_config(config), Path::new(start_from), &device).map_err(
             |e| TrainError::Setting {
                 key: "training.start_from".into(),
