@@ -569,6 +569,59 @@ fn an_evaluation_learns_from_nodes_of_the_search_tree_and_its_teacher_deepens() 
     assert_eq!(state["teacher"]["depth"], 3, "{state}");
 }
 
+#[test]
+fn an_evaluation_learns_from_every_position_of_its_descent_trees() {
+    let dir = temp_dir("e2e-eval-descent");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny-eval.toml");
+    let tiny = std::fs::read_to_string(tiny).unwrap();
+    let text = tiny.replace("depth = 1\n", "depth = 1\ndescent_nodes = 30\n");
+    assert!(text.contains("descent_nodes"));
+    let config = dir.join("descent.toml");
+    std::fs::write(&config, text).unwrap();
+    let run_dir = dir.join("run");
+    let out = run(&mut train_with(&config, &run_dir, 2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("generation 2"));
+    // Beside each position played from, every position the game's tree expanded (at least
+    // thirty a searched turn), each with its backed-up value: an exact result where the tree
+    // resolved it (the tiny config's 16-turn no-progress limit makes some end in the tree).
+    let (mut played, mut nodes, mut resolved) = (0, 0, 0);
+    for name in names(&run_dir.join("selfplay"), ".shard") {
+        let shard = read_shard(&run_dir.join("selfplay").join(name)).unwrap();
+        for s in &shard.scored {
+            assert!(s.problem().is_none(), "{:?}", s.problem());
+            match s.origin {
+                fanorona_train::replay::Origin::Played => played += 1,
+                fanorona_train::replay::Origin::NodeExact => {
+                    nodes += 1;
+                    resolved += usize::from(s.exact.is_some());
+                }
+                other => panic!("Descent records no bounds: {other:?}"),
+            }
+        }
+    }
+    assert!(played > 20, "{played} played");
+    assert!(nodes > 20 * played, "{nodes} nodes, {played} played");
+    assert!(
+        resolved > 0 && resolved < nodes,
+        "{resolved} of {nodes} resolved"
+    );
+    // Descent records its own tree: the alpha-beta tree options are refused beside it.
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        tiny.replace(
+            "depth = 1\n",
+            "depth = 1\ndescent_nodes = 30\ntree_positions = 2\n",
+        ),
+    )
+    .unwrap();
+    let out = train_with(&bad, &dir.join("bad-run"), 1).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("eval.descent_nodes"), "{stderr}");
+    assert!(!dir.join("bad-run").exists());
+}
+
 /// The share of the positions of an evaluation run's shards (those the tables did not decide)
 /// where the side to move has a capture, after one generation of `configs/tiny-eval.toml` at
 /// depth 2 with `extra` in its `[eval]`.

@@ -8,6 +8,8 @@
 //!   [`MctsPlayer`] (plain UCT, or the network player with a network as its evaluator).
 //! - [`mix`]: the alpha-beta judge's value mixed into an MCTS player's leaves; [`tables`]: the
 //!   endgame tables as players use them; [`random_opening`].
+//! - [`descent`]: best-first minimax with completion, a source of training positions for the
+//!   learned evaluation (every position its tree expanded, with its backed-up value).
 //!
 //! The text form of a player (`alphabeta:depth=4`) and the registry of kinds live in
 //! `fanorona-specs`, games being played and the levels in `fanorona-session`, match play and
@@ -24,6 +26,7 @@
 //! ```
 
 mod alphabeta;
+pub mod descent;
 mod greedy;
 pub mod mix;
 mod opening;
@@ -38,6 +41,7 @@ pub use alphabeta::{
     AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Judgement, LEARNED_MAX, LeafJudge, RootTurn,
     ScoreBound, SearchedNode, evaluate,
 };
+pub use descent::{Descent, DescentNode};
 pub use greedy::GreedyPlayer;
 pub use opening::random_opening;
 pub use player::{

@@ -218,6 +218,15 @@ pub struct EvalSection {
     /// flattened and the teacher deepens (0.5 to 1; 1 deepens after every `deepen_after`
     /// ratings, whatever they scored).
     pub deepen_below: f32,
+    /// Self-play searched by Descent instead of alpha-beta (0: alpha-beta `depth` turns deep):
+    /// best-first minimax with completion (`fanorona_players::descent`), at least this many
+    /// positions expanded a turn (1 to 1,000,000), one tree for the whole game; every position
+    /// the game's tree expanded is an example with its backed-up value (the exact result where
+    /// the tree resolved it), the positions played from with the result blended in as usual.
+    pub descent_nodes: u32,
+    /// Share of the expanded positions of a Descent game kept as examples, drawn at random
+    /// (0 to 1; the positions played from are always kept).
+    pub descent_keep: f32,
 }
 
 impl Default for EvalSection {
@@ -239,6 +248,8 @@ impl Default for EvalSection {
             depth_max: 0,
             deepen_after: 5,
             deepen_below: 0.55,
+            descent_nodes: 0,
+            descent_keep: 1.0,
         }
     }
 }
@@ -771,6 +782,24 @@ impl TrainConfig {
             "eval.deepen_below",
             e.deepen_below.to_string(),
             "must be in [0.5, 1]",
+        )?;
+        v.check(
+            e.descent_nodes <= 1_000_000,
+            "eval.descent_nodes",
+            e.descent_nodes.to_string(),
+            "must be 0 to 1000000",
+        )?;
+        v.check(
+            e.descent_nodes == 0 || (e.tree_positions == 0 && !e.pv_leaf),
+            "eval.descent_nodes",
+            e.descent_nodes.to_string(),
+            "Descent self-play records its own tree: tree_positions and pv_leaf are for alpha-beta self-play",
+        )?;
+        v.check(
+            fraction(e.descent_keep),
+            "eval.descent_keep",
+            e.descent_keep.to_string(),
+            "must be in [0, 1]",
         )?;
         Ok(())
     }

@@ -7,6 +7,7 @@
 //! scored positions ([`Scored`]) instead of policy samples. Generation 0 plays with random
 //! weights: the hand-written evaluation is never consulted.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,8 +16,9 @@ use fanorona_engine::{Color, Game, Outcome, Position};
 use fanorona_eval::EvalNet;
 use fanorona_mcts::derive_seed;
 use fanorona_net::{EvalTrainer, player_registry};
+use fanorona_players::descent::WIN;
 use fanorona_players::{
-    AlphaBetaConfig, AlphaBetaPlayer, Evaluation, Player, Score, ScoreBound, SearchedNode,
+    AlphaBetaConfig, AlphaBetaPlayer, Descent, Evaluation, Player, Score, ScoreBound, SearchedNode,
     random_opening,
 };
 use fanorona_tablebase::{Tablebase, Wdl};
@@ -138,6 +140,45 @@ fn sampled_nodes(
     })
 }
 
+/// Positions a game's Descent tree may hold before its examples are taken and it starts again
+/// (about 60 bytes a position).
+const DESCENT_TREE_MAX: usize = 4_000_000;
+
+/// A Descent value as recorded: a resolved win or loss as a forced result.
+fn descent_score(value: i32) -> SearchScore {
+    match value {
+        WIN => SearchScore::Win,
+        v if v == -WIN => SearchScore::Loss,
+        v => SearchScore::Centistones(v),
+    }
+}
+
+/// The expanded positions of a game's Descent tree (its values backed up once more), but
+/// those played from (`roots`, recorded already), a share `e.descent_keep` drawn at random:
+/// each with its value, the exact result where the tree resolved it.
+fn descent_examples(
+    d: &mut Descent,
+    roots: &HashSet<Position>,
+    e: &EvalSection,
+    rng: &mut SmallRng,
+) -> Vec<Scored> {
+    d.refresh();
+    d.expanded()
+        .filter(|n| !roots.contains(&n.position))
+        .filter(|n| !e.quiet_only || !n.position.has_capture())
+        .filter(|_| e.descent_keep >= 1.0 || rng.random::<f32>() < e.descent_keep)
+        .map(|n| {
+            let exact = n.resolved.then(|| n.value.signum() as i8);
+            scored(
+                &n.position,
+                descent_score(n.value),
+                exact,
+                Origin::NodeExact,
+            )
+        })
+        .collect()
+}
+
 /// Plays one self-play game with `eval` searched `depth` turns deep at the run's settings,
 /// seeded by `seed`.
 fn play_game(
@@ -163,6 +204,9 @@ fn play_game(
             .record_leaf(e.pv_leaf)
     };
     let mut players = [player(0), player(1)];
+    let mut descent =
+        (e.descent_nodes > 0).then(|| Descent::new(eval.clone(), tables.cloned(), rules));
+    let mut roots: HashSet<Position> = HashSet::new();
     let mut recorded: Vec<Scored> = Vec::new();
     let mut adjudicated: Option<Option<Color>> = None;
     let mut turns = 0;
@@ -187,6 +231,19 @@ fn play_game(
         let turn = if rng.random::<f32>() < e.random_turn_share {
             let legal = pos.legal_turns();
             legal[rng.random_range(0..legal.len())]
+        } else if let Some(d) = descent.as_mut() {
+            let Some((turn, value)) = d.search(&pos, e.descent_nodes) else {
+                break;
+            };
+            if !e.quiet_only || !pos.has_capture() {
+                recorded.push(scored(&pos, descent_score(value), None, Origin::Played));
+                roots.insert(pos);
+            }
+            if d.len() > DESCENT_TREE_MAX {
+                recorded.extend(descent_examples(d, &roots, e, &mut rng));
+                d.clear();
+            }
+            turn
         } else {
             let slot = usize::from(mover == Color::Black);
             match players[slot].choose(&game, None) {
@@ -215,6 +272,9 @@ fn play_game(
             break;
         }
         turns += 1;
+    }
+    if let Some(d) = descent.as_mut() {
+        recorded.extend(descent_examples(d, &roots, e, &mut rng));
     }
     finish(
         &game,
