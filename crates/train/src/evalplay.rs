@@ -1,6 +1,6 @@
 //! The phases of a generation of an evaluation run (`kind = "eval"`): alpha-beta self-play
-//! with the current learned evaluation, training the evaluation on the scored positions, and
-//! rating it inside the alpha-beta player.
+//! with the current learned evaluation (or Descent's, with `eval.descent_nodes`), training the
+//! evaluation on the scored positions, and rating it inside the alpha-beta player.
 //!
 //! Self-play is the same loop's first phase for the other model kind: the games not yet on
 //! disk are played (several at once, one per core) and written as shards of the run, now with
