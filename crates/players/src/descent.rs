@@ -86,13 +86,8 @@ pub struct Descent {
     evaluations: u64,
 }
 
-/// A position's key in the tree: its hash and its no-progress counter.
-fn key_of(pos: &Position) -> u64 {
-    let mut z =
-        pos.hash() ^ (u64::from(pos.no_capture_turns()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z ^ (z >> 27)
-}
+/// A position's key in the tree: the solver's (its hash and its no-progress counter, mixed).
+use fanorona_solve::node_key as key_of;
 
 impl Descent {
     /// An empty tree searched with `eval`, `tables` (used where they fit `rules`) and `rules`.

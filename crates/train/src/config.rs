@@ -783,6 +783,11 @@ impl TrainConfig {
             e.deepen_below.to_string(),
             "must be in [0.5, 1]",
         )?;
+        Self::validate_descent(e, v)
+    }
+
+    /// `[eval]`'s Descent self-play.
+    fn validate_descent(e: &EvalSection, v: &Checker<'_>) -> Result<(), ConfigError> {
         v.check(
             e.descent_nodes <= 1_000_000,
             "eval.descent_nodes",

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fanorona_arena::arena::{FactoryError, MatchConfig, play_match};
-use fanorona_engine::{Color, Game, Outcome, Position};
+use fanorona_engine::{Color, Game, Outcome, Position, Turn};
 use fanorona_eval::EvalNet;
 use fanorona_mcts::derive_seed;
 use fanorona_net::{EvalTrainer, player_registry};
@@ -179,6 +179,56 @@ fn descent_examples(
         .collect()
 }
 
+/// A turn of an alpha-beta game: `player`'s choice in `game`, its search's score recorded
+/// (at the end of its principal variation with `pv_leaf`) with the nodes `tree_positions`
+/// keeps. `None` where the player found no turn.
+fn alpha_beta_turn(
+    player: &mut AlphaBetaPlayer,
+    game: &Game,
+    e: &EvalSection,
+    recorded: &mut Vec<Scored>,
+    rng: &mut SmallRng,
+) -> Option<Turn> {
+    let pos = game.position();
+    let choice = player.choose(game, None).ok()?;
+    let score = search_score(choice.info.score);
+    let quiet = !e.quiet_only || !pos.has_capture();
+    match (player.take_leaf(), score) {
+        (Some((leaf, value)), _) => {
+            let score = SearchScore::Centistones(value);
+            recorded.push(scored(&leaf, score, None, Origin::Played));
+        }
+        (None, Some(score)) if quiet => {
+            recorded.push(scored(pos, score, None, Origin::Played));
+        }
+        _ => {}
+    }
+    recorded.extend(sampled_nodes(player.take_nodes(), e, rng));
+    Some(choice.turn)
+}
+
+/// A turn of a Descent game from `pos`: the position is recorded with the root's value (and
+/// kept in `roots`), and a tree grown past [`DESCENT_TREE_MAX`] gives its examples and starts
+/// again. `None` where the position has no turn.
+fn descent_turn(
+    d: &mut Descent,
+    pos: &Position,
+    e: &EvalSection,
+    (recorded, roots): (&mut Vec<Scored>, &mut HashSet<Position>),
+    rng: &mut SmallRng,
+) -> Option<Turn> {
+    let (turn, value) = d.search(pos, e.descent_nodes)?;
+    if !e.quiet_only || !pos.has_capture() {
+        recorded.push(scored(pos, descent_score(value), None, Origin::Played));
+        roots.insert(*pos);
+    }
+    if d.len() > DESCENT_TREE_MAX {
+        recorded.extend(descent_examples(d, roots, e, rng));
+        d.clear();
+    }
+    Some(turn)
+}
+
 /// Plays one self-play game with `eval` searched `depth` turns deep at the run's settings,
 /// seeded by `seed`.
 fn play_game(
@@ -232,40 +282,16 @@ fn play_game(
             let legal = pos.legal_turns();
             legal[rng.random_range(0..legal.len())]
         } else if let Some(d) = descent.as_mut() {
-            let Some((turn, value)) = d.search(&pos, e.descent_nodes) else {
+            let Some(turn) = descent_turn(d, &pos, e, (&mut recorded, &mut roots), &mut rng) else {
                 break;
             };
-            if !e.quiet_only || !pos.has_capture() {
-                recorded.push(scored(&pos, descent_score(value), None, Origin::Played));
-                roots.insert(pos);
-            }
-            if d.len() > DESCENT_TREE_MAX {
-                recorded.extend(descent_examples(d, &roots, e, &mut rng));
-                d.clear();
-            }
             turn
         } else {
-            let slot = usize::from(mover == Color::Black);
-            match players[slot].choose(&game, None) {
-                Ok(choice) => {
-                    let score = search_score(choice.info.score);
-                    let quiet = !e.quiet_only || !pos.has_capture();
-                    match (players[slot].take_leaf(), score) {
-                        (Some((leaf, value)), _) => {
-                            let score = SearchScore::Centistones(value);
-                            recorded.push(scored(&leaf, score, None, Origin::Played));
-                        }
-                        (None, Some(score)) if quiet => {
-                            recorded.push(scored(&pos, score, None, Origin::Played));
-                        }
-                        _ => {}
-                    }
-                    let nodes = players[slot].take_nodes();
-                    recorded.extend(sampled_nodes(nodes, e, &mut rng));
-                    choice.turn
-                }
-                Err(_) => break,
-            }
+            let player = &mut players[usize::from(mover == Color::Black)];
+            let Some(turn) = alpha_beta_turn(player, &game, e, &mut recorded, &mut rng) else {
+                break;
+            };
+            turn
         };
         actions += turn.steps().len() as u32;
         if game.play_turn(&turn).is_err() {
