@@ -483,6 +483,7 @@ impl Prover {
         kids.sort_unstable_by_key(|k| k.key);
         kids.dedup_by_key(|k| k.key);
         self.table.touch(kids.iter().map(|k| k.key));
+        self.edges.touch(kids.iter().map(|k| placement_key(&k.pos)));
         for kid in &mut kids {
             if let Some(result) = self.decided(&kid.pos) {
                 kid.nums = if self.meets(&kid.pos, result) {

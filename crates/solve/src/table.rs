@@ -12,39 +12,63 @@
 /// Proof and disproof numbers at or above this are infinite (a saturating sum stops here).
 pub(crate) const INFINITE: u32 = u32::MAX / 4;
 
-/// Entries per bucket.
+/// Entries per bucket: four entries of 16 bytes, one cache line.
 const WAYS: usize = 4;
 
-/// One stored node: its key (0 for an empty slot), its proof and disproof numbers for the
-/// attacker, and the number of nodes searched below it.
+/// One stored node: its key (the low byte dropped), its proof and disproof numbers for the
+/// attacker, and how much was searched below it, as a level (about 4 levels a doubling).
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
     pn: u32,
     dn: u32,
-    work: u64,
+    level: u8,
 }
 
-/// An entry as stored: three words, all zero when empty, so that a table of any size is
+/// An entry as stored: two words, all zero when empty, so that a table of any size is
 /// allocated as zeroed memory the system hands out on first touch (a table of structs was
-/// written out entry by entry before the search could begin).
-type Slot = [u64; 3];
+/// written out entry by entry before the search could begin). The first word is the key
+/// with its low byte replaced by the work's level (at least 1, so that no entry reads as
+/// empty): 56 bits of key are compared, and a false match stays below one in 10^7 over a
+/// billion lookups (the certificate's checker would catch one anyway).
+type Slot = [u64; 2];
+
+/// The key bits an entry keeps.
+const KEY_BITS: u64 = !0xFF;
+
+/// The work level of `work` nodes, 1 to 255: a quarter of a doubling a step.
+fn work_level(work: u64) -> u8 {
+    if work < 2 {
+        return 1;
+    }
+    let log = 63 - u64::from(work.leading_zeros());
+    let fraction = if log >= 2 {
+        (work >> (log - 2)) & 3
+    } else {
+        (work << (2 - log)) & 3
+    };
+    (1 + log * 4 + fraction).min(255) as u8
+}
+
+/// Whether a stored word holds `key`.
+fn holds(word: u64, key: u64) -> bool {
+    word != 0 && (word ^ key) & KEY_BITS == 0
+}
 
 impl Entry {
     fn load(slot: &Slot) -> Entry {
         Entry {
-            key: slot[0],
+            key: slot[0] & KEY_BITS,
             pn: slot[1] as u32,
             dn: (slot[1] >> 32) as u32,
-            work: slot[2],
+            level: slot[0] as u8,
         }
     }
 
     fn store(self) -> Slot {
         [
-            self.key,
+            self.key & KEY_BITS | u64::from(self.level.max(1)),
             u64::from(self.pn) | (u64::from(self.dn) << 32),
-            self.work,
         ]
     }
 
@@ -53,17 +77,64 @@ impl Entry {
     }
 
     /// How much the entry is worth keeping: solved first, then by work.
-    fn worth(&self) -> (bool, u64) {
-        (self.solved(), self.work)
+    fn worth(&self) -> (bool, u8) {
+        (self.solved(), self.level)
     }
 }
 
 /// Bytes one entry takes.
 pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
+/// Bytes of a cache line (a bucket starts on one).
+const LINE: usize = 64;
+
+/// Zeroed slots, the first `base` of them skipped so that the rest start on a cache line, and
+/// (on Linux) the memory marked for huge pages: the search reads buckets at random all over
+/// gigabytes, and with 4 KiB pages most reads also missed the address translation's cache.
+fn zeroed_lines(slots: usize) -> (Vec<Slot>, usize) {
+    let per_line = LINE / ENTRY_BYTES;
+    let v = vec![[0u64; 2]; slots + per_line];
+    let misalign = v.as_ptr() as usize % LINE;
+    let base = if misalign == 0 {
+        0
+    } else {
+        (LINE - misalign) / ENTRY_BYTES
+    };
+    advise_huge_pages(&v);
+    (v, base)
+}
+
+/// Asks the system for transparent huge pages under `v` (untouched memory still: the pages are
+/// made as the search first writes them). A hint only; where it is refused nothing changes.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn advise_huge_pages(v: &[Slot]) {
+    const HUGE: usize = 2 << 20;
+    let start = v.as_ptr() as usize;
+    let end = start + std::mem::size_of_val(v);
+    let first = start.div_ceil(HUGE) * HUGE;
+    let last = end / HUGE * HUGE;
+    if last > first {
+        // SAFETY: the range lies inside `v`'s allocation, which outlives the call, and
+        // MADV_HUGEPAGE changes how pages are backed, never their contents.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: &[Slot]) {}
+
 /// The table.
 pub(crate) struct Table {
-    entries: Vec<Slot>,
+    slots: Vec<Slot>,
+    /// Where the first bucket starts in `slots` (on a cache line).
+    base: usize,
     buckets: usize,
     used: usize,
     /// Unsolved entries the buckets refused, one per slot, the newest kept.
@@ -75,31 +146,34 @@ impl Table {
     pub(crate) fn with_bytes(bytes: usize) -> Table {
         let spill = (bytes / 16 / ENTRY_BYTES).max(1);
         let buckets = ((bytes - spill * ENTRY_BYTES.min(bytes)) / (ENTRY_BYTES * WAYS)).max(1);
+        let (slots, base) = zeroed_lines(buckets * WAYS);
         Table {
-            entries: vec![[0u64; 3]; buckets * WAYS],
+            slots,
+            base,
             buckets,
             used: 0,
-            spill: vec![[0u64; 3]; spill],
+            spill: vec![[0u64; 2]; spill],
         }
     }
 
     /// The spill slot of `key` (from its low bits: the bucket takes the high ones).
     fn spill_slot(&self, key: u64) -> usize {
-        (key % self.spill.len() as u64) as usize
+        (((key & 0xFFFF_FFFF) * self.spill.len() as u64) >> 32) as usize
     }
 
+    /// The first slot of `key`'s bucket.
     fn bucket(&self, key: u64) -> usize {
         // The high bits pick the bucket (the low ones are already mixed into the key).
-        ((u128::from(key) * self.buckets as u128) >> 64) as usize * WAYS
+        self.base + ((u128::from(key) * self.buckets as u128) >> 64) as usize * WAYS
     }
 
     /// Reads the first entry of each key's bucket, all at once: the loads do not wait on each
-    /// other, so the buckets arrive in the cache together before [`Table::get`] needs them (a
-    /// prefetch without `unsafe`).
+    /// other, so the buckets (a cache line each) arrive together before [`Table::get`] needs
+    /// them (a prefetch without `unsafe`).
     pub(crate) fn touch(&self, keys: impl Iterator<Item = u64>) {
         let mut any = 0u64;
         for key in keys {
-            any ^= self.entries[self.bucket(key)][0];
+            any ^= self.slots[self.bucket(key)][0];
         }
         std::hint::black_box(any);
     }
@@ -107,13 +181,13 @@ impl Table {
     /// The proof and disproof numbers stored for `key`.
     pub(crate) fn get(&self, key: u64) -> Option<(u32, u32)> {
         let b = self.bucket(key);
-        self.entries[b..b + WAYS]
+        self.slots[b..b + WAYS]
             .iter()
-            .find(|e| e[0] == key)
-            // The spill only where the bucket misses (its slot costs a division).
+            .find(|e| holds(e[0], key))
+            // The spill only where the bucket misses.
             .or_else(|| {
                 let spilled = &self.spill[self.spill_slot(key)];
-                (spilled[0] == key).then_some(spilled)
+                holds(spilled[0], key).then_some(spilled)
             })
             .map(|e| {
                 let e = Entry::load(e);
@@ -123,9 +197,10 @@ impl Table {
 
     /// Stores the numbers of `key` with the work done below it.
     pub(crate) fn put(&mut self, key: u64, pn: u32, dn: u32, work: u64) {
+        let level = work_level(work);
         let b = self.bucket(key);
-        let bucket = &mut self.entries[b..b + WAYS];
-        let slot = match bucket.iter().position(|e| e[0] == key) {
+        let bucket = &mut self.slots[b..b + WAYS];
+        let slot = match bucket.iter().position(|e| holds(e[0], key)) {
             Some(i) => i,
             None => match bucket.iter().position(|e| e[0] == 0) {
                 Some(i) => {
@@ -139,7 +214,7 @@ impl Table {
                         .enumerate()
                         .min_by_key(|(_, e)| e.worth())
                         .expect("a bucket has entries");
-                    let new = Entry { key, pn, dn, work };
+                    let new = Entry { key, pn, dn, level };
                     // A solved entry never makes way for an unsolved one: that goes to the
                     // spill.
                     if victim.solved() && !new.solved() {
@@ -153,29 +228,32 @@ impl Table {
         };
         // Kept in its bucket now: an older spilled copy would only be stale.
         let spilled = self.spill_slot(key);
-        if self.spill[spilled][0] == key {
-            self.spill[spilled] = [0; 3];
+        if holds(self.spill[spilled][0], key) {
+            self.spill[spilled] = [0; 2];
         }
-        let bucket = &mut self.entries[b..b + WAYS];
+        let bucket = &mut self.slots[b..b + WAYS];
         let old = Entry::load(&bucket[slot]);
-        let work = if old.key == key {
-            old.work.max(work)
+        let level = if holds(bucket[slot][0], key) {
+            old.level.max(level)
         } else {
-            work
+            level
         };
-        bucket[slot] = Entry { key, pn, dn, work }.store();
+        bucket[slot] = Entry { key, pn, dn, level }.store();
     }
 
     /// Drops the entry of `key`, if any.
     pub(crate) fn forget(&mut self, key: u64) {
         let b = self.bucket(key);
-        if let Some(e) = self.entries[b..b + WAYS].iter_mut().find(|e| e[0] == key) {
-            *e = [0; 3];
+        if let Some(e) = self.slots[b..b + WAYS]
+            .iter_mut()
+            .find(|e| holds(e[0], key))
+        {
+            *e = [0; 2];
             self.used -= 1;
         }
         let slot = self.spill_slot(key);
-        if self.spill[slot][0] == key {
-            self.spill[slot] = [0; 3];
+        if holds(self.spill[slot][0], key) {
+            self.spill[slot] = [0; 2];
         }
     }
 
@@ -186,15 +264,15 @@ impl Table {
 
     /// Entries it can hold.
     pub(crate) fn capacity(&self) -> usize {
-        self.entries.len()
+        self.buckets * WAYS
     }
 
     /// Every solved entry: its key and whether it is proven (else disproven).
     pub(crate) fn solved(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
-        self.entries
+        self.slots[self.base..self.base + self.buckets * WAYS]
             .iter()
             .map(Entry::load)
-            .filter(|e| e.key != 0 && e.solved())
+            .filter(|e| e.level != 0 && e.solved())
             .map(|e| (e.key, e.pn == 0))
     }
 }
@@ -203,36 +281,45 @@ impl Table {
 mod tests {
     use super::*;
 
+    /// A key as the search makes them (spread over all the bits).
+    fn k(i: u64) -> u64 {
+        i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1
+    }
+
     #[test]
     fn a_solved_entry_outlives_unsolved_ones_in_a_full_bucket() {
         let mut t = Table::with_bytes(ENTRY_BYTES * WAYS); // one bucket
-        t.put(1, 0, INFINITE, 1); // proven, little work
-        for k in 2..=4 {
-            t.put(k, 5, 5, 100);
+        t.put(k(1), 0, INFINITE, 1); // proven, little work
+        for i in 2..=4 {
+            t.put(k(i), 5, 5, 100);
         }
         assert_eq!(t.used(), 4);
         // A fifth unsolved key replaces the unsolved entry with the least work, not the proof.
-        t.put(9, 3, 3, 200);
-        assert_eq!(t.get(1), Some((0, INFINITE)));
-        assert_eq!(t.get(9), Some((3, 3)));
-        assert_eq!([2, 3, 4].iter().filter(|&&k| t.get(k).is_some()).count(), 2);
+        t.put(k(9), 3, 3, 200);
+        assert_eq!(t.get(k(1)), Some((0, INFINITE)));
+        assert_eq!(t.get(k(9)), Some((3, 3)));
+        assert_eq!(
+            [2, 3, 4].iter().filter(|&&i| t.get(k(i)).is_some()).count(),
+            2
+        );
         // An unsolved key cannot push out solved ones.
         let mut t = Table::with_bytes(ENTRY_BYTES * WAYS);
-        for k in 1..=4 {
-            t.put(k, INFINITE, 0, 1);
+        for i in 1..=4 {
+            t.put(k(i), INFINITE, 0, 1);
         }
-        t.put(7, 1, 1, 1_000);
+        t.put(k(7), 1, 1, 1_000);
         assert_eq!(t.solved().count(), 4);
-        assert_eq!((1..=4).filter(|&k| t.get(k).is_some()).count(), 4);
+        assert_eq!((1..=4).filter(|&i| t.get(k(i)).is_some()).count(), 4);
         // ... it keeps its numbers in the spill instead, until another key takes its slot
         // there.
-        assert_eq!(t.get(7), Some((1, 1)));
-        t.put(7, 2, 3, 1_500);
-        assert_eq!(t.get(7), Some((2, 3)));
-        let other = 7 + t.spill.len() as u64;
+        assert_eq!(t.get(k(7)), Some((1, 1)));
+        t.put(k(7), 2, 3, 1_500);
+        assert_eq!(t.get(k(7)), Some((2, 3)));
+        // A key for the same spill slot: the same low 32 bits.
+        let other = k(7) ^ (1 << 40);
         t.put(other, 4, 4, 10);
         assert_eq!(t.get(other), Some((4, 4)));
-        assert_eq!(t.get(7), None);
+        assert_eq!(t.get(k(7)), None);
         // Solved, it takes a bucket's place (the solved entry with the least work) and leaves
         // no stale copy behind.
         t.put(other, 0, INFINITE, 20);
@@ -243,13 +330,37 @@ mod tests {
     }
 
     #[test]
+    fn buckets_start_on_a_cache_line_and_levels_keep_the_order_of_work() {
+        for bytes in [1 << 12, (1 << 16) + 48, 3 << 20] {
+            let t = Table::with_bytes(bytes);
+            for key in (0..1000).map(k) {
+                let addr = t.slots[t.bucket(key)..].as_ptr() as usize;
+                assert_eq!(addr % LINE, 0, "{bytes} bytes, key {key:x}");
+            }
+            assert!(t.base + t.capacity() <= t.slots.len());
+        }
+        let works = [0, 1, 2, 3, 5, 8, 100, 101, 1_000, 1 << 20, 1 << 40, u64::MAX / 2];
+        for pair in works.windows(2) {
+            let (a, b) = (work_level(pair[0]), work_level(pair[1]));
+            assert!(a <= b && a >= 1, "{pair:?}: {a} {b}");
+        }
+        // A quarter of a doubling a step: 100 and 150 apart, 100 and 101 alike.
+        assert!(work_level(100) < work_level(150));
+        assert_eq!(work_level(100), work_level(101));
+        assert_eq!(work_level(u64::MAX / 2), 252);
+    }
+
+    #[test]
     fn updating_a_key_keeps_one_entry() {
         let mut t = Table::with_bytes(1 << 16);
-        t.put(42, 3, 4, 10);
-        t.put(42, 0, INFINITE, 5);
+        t.put(k(42), 3, 4, 10);
+        t.put(k(42), 0, INFINITE, 5);
         assert_eq!(t.used(), 1);
-        assert_eq!(t.get(42), Some((0, INFINITE)));
-        assert_eq!(t.solved().collect::<Vec<_>>(), vec![(42, true)]);
+        assert_eq!(t.get(k(42)), Some((0, INFINITE)));
+        assert_eq!(
+            t.solved().collect::<Vec<_>>(),
+            vec![(k(42) & KEY_BITS, true)]
+        );
     }
 }
 
@@ -324,8 +435,10 @@ impl Edges {
     /// `disproven` side.
     pub(crate) fn with_bytes(bytes: usize, proven: Holds, disproven: Holds) -> Edges {
         let n = (bytes / 16).max(1);
+        let entries = vec![[0u64; 2]; n];
+        advise_huge_pages(&entries);
         Edges {
-            entries: vec![[0u64; 2]; n],
+            entries,
             proven,
             disproven,
         }
@@ -333,6 +446,15 @@ impl Edges {
 
     fn slot(&self, key: u64) -> usize {
         ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// Reads the entry of each key at once (see [`Table::touch`]).
+    pub(crate) fn touch(&self, keys: impl Iterator<Item = u64>) {
+        let mut any = 0u64;
+        for key in keys {
+            any ^= self.entries[self.slot(key)][0];
+        }
+        std::hint::black_box(any);
     }
 
     /// `Some(true)` when a proof at another counter covers `counter`, `Some(false)` for a
