@@ -241,8 +241,19 @@ pub fn read(
     magic: &[u8; 8],
     expected_version: u32,
 ) -> Result<Vec<u8>, ContainerError> {
-    let mut bytes = crate::atomic::read_bounded(path, MAX_FILE_BYTES)
-        .map_err(|e| ContainerError::io(path, e))?;
+    read_up_to(path, magic, expected_version, MAX_FILE_BYTES)
+}
+
+/// [`read`] for a kind of file whose own bound is not [`MAX_FILE_BYTES`] (the solver's
+/// certificates: a proof's strategy can hold hundreds of millions of positions).
+pub fn read_up_to(
+    path: &Path,
+    magic: &[u8; 8],
+    expected_version: u32,
+    max_bytes: u64,
+) -> Result<Vec<u8>, ContainerError> {
+    let mut bytes =
+        crate::atomic::read_bounded(path, max_bytes).map_err(|e| ContainerError::io(path, e))?;
     decode(path, &bytes, magic, expected_version)?;
     // The payload is everything after the header; reuse the allocation.
     bytes.drain(..HEADER_LEN);
@@ -403,6 +414,20 @@ mod tests {
         // Overwriting replaces the file.
         write_atomic(&path, &MAGIC, 3, b"").unwrap();
         assert_eq!(read(&path, &MAGIC, 3).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_reader_given_its_own_bound_keeps_to_it() {
+        let dir = TempDir::new("container");
+        let path = written(&dir, &[7u8; 100]);
+        let size = fs::metadata(&path).unwrap().len();
+        assert_eq!(read_up_to(&path, &MAGIC, 3, size).unwrap(), [7u8; 100]);
+        match read_up_to(&path, &MAGIC, 3, size - 1) {
+            Err(e @ ContainerError::Io { .. }) => {
+                assert!(e.to_string().contains("larger than the"), "{e}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     #[test]

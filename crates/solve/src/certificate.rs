@@ -31,10 +31,14 @@ use serde::{Deserialize, Serialize};
 pub const CERTIFICATE_MAGIC: [u8; 8] = *b"FNRNPROF";
 /// Format version of a certificate file.
 pub const CERTIFICATE_VERSION: u32 = 1;
-/// Most entries one claim may hold (a bound for readers: 2.4 GB of [`Strategy`] in memory, and
-/// about what the container's 4 GiB bound on a file holds at 25-30 bytes an entry; one part of
-/// the split start position already passes 55 million).
-pub const MAX_ENTRIES: u64 = 150_000_000;
+/// Most entries one claim may hold (a bound for readers: 9.6 GB of [`Strategy`] in memory, and
+/// about what [`MAX_FILE_BYTES`] holds at 25-30 bytes an entry). The parts of the split start
+/// position after `d3e3a` and `f2e3a` each passed 80 million, so the start position's joined
+/// claim for Black holds well over 150 million.
+pub const MAX_ENTRIES: u64 = 600_000_000;
+
+/// Largest certificate file read: 16 GiB.
+pub const MAX_FILE_BYTES: u64 = 16 << 30;
 
 /// Where a proving side stands: its stones, the side to move and the no-capture counter (the
 /// turn number plays no part in the rules).
@@ -394,7 +398,12 @@ impl Certificate {
     /// Reads and checks the format of the certificate at `path` (not the proof: that is
     /// [`crate::check::check`]).
     pub fn load(path: &Path) -> Result<Certificate, CertificateError> {
-        let payload = container::read(path, &CERTIFICATE_MAGIC, CERTIFICATE_VERSION)?;
+        let payload = container::read_up_to(
+            path,
+            &CERTIFICATE_MAGIC,
+            CERTIFICATE_VERSION,
+            MAX_FILE_BYTES,
+        )?;
         Certificate::decode(path, &payload)
     }
 

@@ -339,7 +339,20 @@ mod tests {
             }
             assert!(t.base + t.capacity() <= t.slots.len());
         }
-        let works = [0, 1, 2, 3, 5, 8, 100, 101, 1_000, 1 << 20, 1 << 40, u64::MAX / 2];
+        let works = [
+            0,
+            1,
+            2,
+            3,
+            5,
+            8,
+            100,
+            101,
+            1_000,
+            1 << 20,
+            1 << 40,
+            u64::MAX / 2,
+        ];
         for pair in works.windows(2) {
             let (a, b) = (work_level(pair[0]), work_level(pair[1]));
             assert!(a <= b && a >= 1, "{pair:?}: {a} {b}");
