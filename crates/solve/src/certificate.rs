@@ -32,9 +32,9 @@ pub const CERTIFICATE_MAGIC: [u8; 8] = *b"FNRNPROF";
 /// Format version of a certificate file.
 pub const CERTIFICATE_VERSION: u32 = 1;
 /// Most entries one claim may hold (a bound for readers: 9.6 GB of [`Strategy`] in memory, and
-/// about what [`MAX_FILE_BYTES`] holds at 25-30 bytes an entry). The parts of the split start
-/// position after `d3e3a` and `f2e3a` each passed 80 million, so the start position's joined
-/// claim for Black holds well over 150 million.
+/// about what [`MAX_FILE_BYTES`] holds at 25-30 bytes an entry). The strategy of the split
+/// start position's part after `d3e3a` alone passed 110 million, and the start position's
+/// joined claim for Black holds every part's.
 pub const MAX_ENTRIES: u64 = 600_000_000;
 
 /// Largest certificate file read: 16 GiB.
