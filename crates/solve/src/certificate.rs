@@ -33,7 +33,7 @@ pub const CERTIFICATE_MAGIC: [u8; 8] = *b"FNRNPROF";
 pub const CERTIFICATE_VERSION: u32 = 1;
 /// Most entries one claim may hold (a bound for readers: 9.6 GB of [`Strategy`] in memory, and
 /// about what [`MAX_FILE_BYTES`] holds at 25-30 bytes an entry). The strategy of the split
-/// start position's part after `d3e3a` alone passed 110 million, and the start position's
+/// start position's part after `d3e3a` alone passed 150 million, and the start position's
 /// joined claim for Black holds every part's.
 pub const MAX_ENTRIES: u64 = 600_000_000;
 
