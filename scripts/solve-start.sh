@@ -10,15 +10,19 @@
 #      and the tables alone: both sides do not lose, so the value is a draw.
 #
 # Needs the seven-stone tables (`fanorona tablebase build --stones 7 --out tablebases7`, about
-# 21 minutes on two cores). Not yet completed end to end: two of the five parts' certificates
-# could not be read back so far (docs/solve.md, "The start position, split"). Memory: about
-# 2 x MEMORY plus 2 GiB; keep 2 x MEMORY at most two thirds of the machine's.
+# 21 minutes on two cores). Every step has been run on a 2-vCPU AVX2 EPYC, the two hard parts
+# by hand with these commands (docs/solve.md, "The start position's draw in one certificate"):
+# step 1 30-45 minutes, the parts `d3e3a` and `f2e3a` 80 and 94 minutes of search each plus
+# their readings, the join and its check 27 minutes. Memory: each search about MEMORY plus
+# 2 GiB for the tables, two at a time, and the readings of the two hard parts add about 5 GB
+# each; the join holds about 23 GB at its peak: on a 24 GiB machine turn on some swap first.
 # A part whose certificate is already in OUT is skipped, so a stopped run goes on where it was.
 #
 # Environment: FANORONA (the binary; built when missing), TABLES (tablebases7), OUT
 # (runs/solve-start), MEMORY (MiB for each search at a time, 6144), MINUTES (each step's
-# budget, 90), FIRST_MINUTES (step 1's budget, 45: 30 proved White's half on a Zen 5 and did
-# not on an AVX2 EPYC at half its speed, docs/solve.md).
+# budget, 150: `f2e3a` took 94 minutes of search on the AVX2 EPYC, and a part stopped by the
+# budget starts again from its seed), FIRST_MINUTES (step 1's budget, 45: 30 proved White's
+# half on a Zen 5 and did not on an AVX2 EPYC at half its speed, docs/solve.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +30,7 @@ FANORONA=${FANORONA:-target/release/fanorona}
 TABLES=${TABLES:-tablebases7}
 OUT=${OUT:-runs/solve-start}
 MEMORY=${MEMORY:-6144}
-MINUTES=${MINUTES:-90}
+MINUTES=${MINUTES:-150}
 FIRST_MINUTES=${FIRST_MINUTES:-45}
 
 if [ ! -x "$FANORONA" ]; then

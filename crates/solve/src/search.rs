@@ -627,8 +627,24 @@ impl Prover {
         numbers
     }
 
+    /// How much a settled position would add to a strategy, as a rank: 0 for one already in
+    /// it (`seen`) or ended by the rules or the tables, else the work level its table entry
+    /// keeps (the nodes its proof took, about 4 levels a doubling), and past every level for
+    /// one only its placement's edge settles (its proof is gone from the table and would be
+    /// searched again). Choosing the cheapest keeps strategies small.
+    fn proof_cost(&mut self, pos: &Position, seen: Option<&HashSet<u128>>) -> u16 {
+        if seen.is_some_and(|s| s.contains(&NodeKey::of(pos).packed()))
+            || self.decided(pos).is_some()
+        {
+            return 0;
+        }
+        self.table.level(node_key(pos)).map_or(256, u16::from)
+    }
+
     /// A turn of the claim's side at `pos` (one of `options`) whose position is settled for
-    /// the claim. When the table has let go of every such position, `pos` itself is searched
+    /// the claim, the cheapest to prove of those ([`Prover::proof_cost`]: a position already in
+    /// the strategy, `seen`, or ended by the rules or the tables, before one with little work
+    /// below it). When the table has let go of every such position, `pos` itself is searched
     /// again (the search goes straight for the turn that settles it; trying the turns one by
     /// one could spend a whole search on a turn that loses).
     fn pick(
@@ -636,11 +652,23 @@ impl Prover {
         pos: &Position,
         options: &[(Turn, Position)],
         for_attacker: bool,
+        seen: Option<&HashSet<u128>>,
     ) -> Option<usize> {
         let found = |me: &mut Self| {
-            options
-                .iter()
-                .position(|(_, c)| me.settled(c, for_attacker))
+            let mut best: Option<(u16, usize)> = None;
+            for (i, (_, c)) in options.iter().enumerate() {
+                if !me.settled(c, for_attacker) {
+                    continue;
+                }
+                let cost = me.proof_cost(c, seen);
+                if best.is_none_or(|(b, _)| cost < b) {
+                    best = Some((cost, i));
+                    if cost == 0 {
+                        break;
+                    }
+                }
+            }
+            best.map(|(_, i)| i)
         };
         if let Some(hit) = found(self) {
             return Some(hit);
@@ -668,7 +696,7 @@ impl Prover {
         root.for_each_turn(|t, c| options.push((*t, *c)));
         let root = *root;
         self.again_limit = Some(self.again_budget());
-        let turn = run_deep(|| self.pick(&root, &options, true)).map(|i| options[i].0);
+        let turn = run_deep(|| self.pick(&root, &options, true, None)).map(|i| options[i].0);
         self.again_limit = None;
         self.failure = None;
         turn
@@ -755,7 +783,7 @@ impl Prover {
             pos.for_each_turn(|t, c| options.push((*t, *c)));
             let mut next = Vec::new();
             if pos.side_to_move() == side {
-                let Some(index) = self.pick(&pos, &options, for_attacker) else {
+                let Some(index) = self.pick(&pos, &options, for_attacker, Some(&seen)) else {
                     return Err(lost(self, &pos));
                 };
                 if index >= MAX_TURNS {
@@ -909,6 +937,68 @@ mod tests {
             table_bytes: 1 << 12,
             ..SolveOptions::default()
         }
+    }
+
+    /// A strategy takes the cheapest of the turns that keep the claim: one that ends the game
+    /// as claimed, else one whose position the strategy already holds, else the one with the
+    /// least work below it in the table; not the first in the engine's order, which made the
+    /// strategies of the start position's parts tens of times larger than they needed to be.
+    #[test]
+    fn a_strategy_takes_the_cheapest_turn_that_keeps_the_claim() {
+        let mut rng = Rng::new(11);
+        let (mut checked, mut not_first) = (0, 0);
+        for n in 0..300 {
+            let pos = random_position(&mut rng, 2 + n % 4, 2 + n % 3, Color::White);
+            let mut options: Vec<(Turn, Position)> = Vec::new();
+            pos.for_each_turn(|t, c| options.push((*t, *c)));
+            if options.len() < 2 {
+                continue;
+            }
+            let mut prover = Prover::new(
+                None,
+                Goal::Win,
+                SolveOptions {
+                    table_bytes: 16 << 20,
+                    ..SolveOptions::default()
+                },
+            );
+            prover.attacker = Color::White;
+            // Every turn's position proven, the later turns with less work below them.
+            for (i, (_, c)) in options.iter().enumerate() {
+                prover
+                    .table
+                    .put(node_key(c), 0, INFINITE, 1 << (40 - i.min(30)));
+            }
+            let ends_as_claimed =
+                |p: &mut Prover, c: &Position| p.decided(c).is_some_and(|r| p.meets(c, r));
+            let ends = options
+                .iter()
+                .position(|(_, c)| ends_as_claimed(&mut prover, c));
+            let last_open = options
+                .iter()
+                .rposition(|(_, c)| prover.decided(c).is_none());
+            let Some(expected) = ends.or(last_open) else {
+                continue;
+            };
+            let shown = fanorona_engine::format_position(&pos);
+            assert_eq!(
+                prover.pick(&pos, &options, true, None),
+                Some(expected),
+                "{shown}"
+            );
+            not_first += usize::from(expected != 0);
+            checked += 1;
+            // A position the strategy already holds costs nothing more.
+            if ends.is_none() && prover.decided(&options[0].1).is_none() {
+                let seen = HashSet::from([NodeKey::of(&options[0].1).packed()]);
+                assert_eq!(
+                    prover.pick(&pos, &options, true, Some(&seen)),
+                    Some(0),
+                    "{shown}"
+                );
+            }
+        }
+        assert!(checked >= 50 && not_first >= 25, "{checked} {not_first}");
     }
 
     /// The search's quick end-of-game test and the checker's (the engine's `Game::outcome`,

@@ -186,6 +186,16 @@ impl Table {
 
     /// The proof and disproof numbers stored for `key`.
     pub(crate) fn get(&self, key: u64) -> Option<(u32, u32)> {
+        self.entry(key).map(|e| (e.pn, e.dn))
+    }
+
+    /// The work level stored with `key` (1 to 255, about 4 levels a doubling of the nodes
+    /// searched below it; 255 for a seeded entry).
+    pub(crate) fn level(&self, key: u64) -> Option<u8> {
+        self.entry(key).map(|e| e.level)
+    }
+
+    fn entry(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
         self.slots[b..b + WAYS]
             .iter()
@@ -195,10 +205,7 @@ impl Table {
                 let spilled = &self.spill[self.spill_slot(key)];
                 holds(spilled[0], key).then_some(spilled)
             })
-            .map(|e| {
-                let e = Entry::load(e);
-                (e.pn, e.dn)
-            })
+            .map(Entry::load)
     }
 
     /// Stores the numbers of `key` with the work done below it.
