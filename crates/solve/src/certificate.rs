@@ -246,8 +246,19 @@ impl Strategy {
 
     /// The index, among its turns, of the turn played at `key`.
     pub fn index(&self, key: &NodeKey) -> Option<usize> {
-        let at = self.find(key).ok()?;
-        Some((self.entries[at] & (MAX_TURNS as u128 - 1)) as usize)
+        self.slot(key).map(|at| self.index_at(at))
+    }
+
+    /// Where `key`'s entry stands among the strategy's `len()` entries (a place that stays
+    /// while the strategy is not changed: a checker marks the positions it has been through by
+    /// it, one bit each).
+    pub fn slot(&self, key: &NodeKey) -> Option<usize> {
+        self.find(key).ok()
+    }
+
+    /// The turn's index of the entry at `slot` (from [`Strategy::slot`]).
+    pub fn index_at(&self, slot: usize) -> usize {
+        (self.entries[slot] & (MAX_TURNS as u128 - 1)) as usize
     }
 
     /// The turn played at `pos`, if the strategy has one and it is one of `pos`'s turns.

@@ -376,3 +376,83 @@ fn a_saved_search_seeds_a_search_of_a_position_after_it() {
         "fresh {fresh_nodes} nodes, seeded {seeded_nodes}"
     );
 }
+
+/// The positions a claim's check visits, counted by a plain walk: every position reached once,
+/// all of them in one set (the checker keeps the proving side's positions as bits at their
+/// place in the strategy instead).
+fn visited_by_a_plain_walk(cert: &Certificate, claim: usize, tb: Option<&Tablebase>) -> usize {
+    // A position as the rules see it: the stones, the side to move, the no-capture counter
+    // (not the turn number).
+    let key = |pos: &Position| {
+        (
+            pos.stones(Color::White).0,
+            pos.stones(Color::Black).0,
+            pos.side_to_move() == Color::White,
+            pos.no_capture_turns(),
+        )
+    };
+    let claim = &cert.claims[claim];
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![cert.position];
+    seen.insert(key(&cert.position));
+    while let Some(pos) = stack.pop() {
+        if fanorona_solve::check::decided(&pos, cert.rules, tb)
+            .unwrap()
+            .is_some()
+        {
+            continue;
+        }
+        let mut next = Vec::new();
+        if pos.side_to_move() == claim.side {
+            let turn = claim.turns.turn(&pos).expect("a turn of the strategy");
+            pos.for_each_turn(|t, c| {
+                if *t == turn {
+                    next.push(*c);
+                }
+            });
+        } else {
+            pos.for_each_turn(|_, c| next.push(*c));
+        }
+        for child in next {
+            if seen.insert(key(&child)) {
+                stack.push(child);
+            }
+        }
+    }
+    seen.len()
+}
+
+#[test]
+fn the_check_visits_each_position_once() {
+    let tb = tables();
+    let mut rng = Rng::new(45);
+    let mut certificates = vec![(
+        solve(&parse_position(LONG_WIN).unwrap(), None, &options())
+            .unwrap()
+            .certificate
+            .unwrap(),
+        None,
+    )];
+    for n in 0..12 {
+        let (white, black) = [(2, 2), (3, 1), (1, 3), (2, 1)][n % 4];
+        let pos = at_counter(random_position(&mut rng, white, black, Color::White), 30);
+        let below = Arc::new(tb.up_to(white + black - 1));
+        let solution = solve(&pos, Some(Arc::clone(&below)), &options()).unwrap();
+        certificates.push((solution.certificate.unwrap(), Some(below)));
+    }
+    let mut largest = 0;
+    for (cert, tables) in &certificates {
+        let report = check(cert, tables.as_deref()).unwrap();
+        for (i, (_, _, visited)) in report.claims.iter().enumerate() {
+            let plain = visited_by_a_plain_walk(cert, i, tables.as_deref());
+            assert_eq!(
+                *visited,
+                plain,
+                "{}",
+                fanorona_engine::format_position(&cert.position)
+            );
+            largest = largest.max(plain);
+        }
+    }
+    assert!(largest > 1_000, "{largest}");
+}

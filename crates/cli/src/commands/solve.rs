@@ -577,6 +577,8 @@ fn join(args: &SolveArgs, tables: Option<&Tablebase>) -> Result<()> {
         parts.push(part);
     }
     let joined = fanorona_solve::join::join(&pos, &parts).context("--join")?;
+    // The parts are in the joined certificate now: their memory goes back before the check.
+    drop(parts);
     let out = args
         .certificate
         .as_deref()
