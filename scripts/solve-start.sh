@@ -15,7 +15,8 @@
 # step 1 30-45 minutes, the parts `d3e3a` and `f2e3a` 80 and 94 minutes of search each plus
 # their readings, the join and its check 27 minutes. Memory: each search about MEMORY plus
 # 2 GiB for the tables, two at a time, and the readings of the two hard parts add about 5 GB
-# each; the join holds about 23 GB at its peak: on a 24 GiB machine turn on some swap first.
+# each; the join held 23.1 GB at its peak before the check marked the proving side's
+# positions by bits (a7b624b: about 8-10 GB expected, not measured yet; step 3 prints its peak).
 # A part whose certificate is already in OUT is skipped, so a stopped run goes on where it was.
 #
 # Environment: FANORONA (the binary; built when missing), TABLES (tablebases7), OUT
@@ -78,4 +79,8 @@ for turn in $turns; do
   fi
   parts+=("$OUT/$turn.fnproof")
 done
-"$FANORONA" solve --tablebases "$TABLES" --join "${parts[@]}" --certificate "$OUT/draw.fnproof"
+# Its time and peak memory (issue 44's targets) with GNU time where the machine has it.
+timed=()
+if [ -x /usr/bin/time ]; then timed=(/usr/bin/time -f "join and check: %e s, peak resident %M KB"); fi
+"${timed[@]}" "$FANORONA" solve --tablebases "$TABLES" --join "${parts[@]}" \
+  --certificate "$OUT/draw.fnproof"
