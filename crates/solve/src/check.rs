@@ -165,7 +165,7 @@ pub fn check(
 ///
 /// Each position is visited once. The positions where the claim's side plays a turn of the
 /// strategy are marked by their place in it, one bit each; only the others (the other side's,
-/// and the ends of games) are kept in a set: for the start position's draw that is 111 M
+/// and the ends of games) are kept in a set: for the start position's draw that is about 111 M
 /// positions in a set instead of 372 M, several gigabytes less.
 fn check_claim(
     certificate: &Certificate,
