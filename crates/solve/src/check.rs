@@ -178,23 +178,30 @@ fn check_claim(
     let mut marked = 0usize;
     // Packed keys: 16 bytes a position.
     let mut seen: HashSet<u128> = HashSet::new();
-    // Whether `pos` is met for the first time (and from now on marked as met).
+    // `Some(slot)` when `pos` is met for the first time (and from now on marked as met), with
+    // its place in the strategy where the claim's side plays (so that the strategy is
+    // searched once a position); `None` when it was met before.
     let mut first_time = |pos: &Position| {
         let key = NodeKey::of(pos);
-        match claim.turns.slot(&key) {
-            Some(at) if pos.side_to_move() == claim.side => {
+        let slot = if pos.side_to_move() == claim.side {
+            claim.turns.slot(&key)
+        } else {
+            None
+        };
+        match slot {
+            Some(at) => {
                 let bit = 1u64 << (at % 64);
                 let new = through[at / 64] & bit == 0;
                 through[at / 64] |= bit;
                 marked += usize::from(new);
-                new
+                new.then_some(slot)
             }
-            _ => seen.insert(key.packed()),
+            None => seen.insert(key.packed()).then_some(None),
         }
     };
-    let mut stack = vec![certificate.position];
-    first_time(&certificate.position);
-    while let Some(pos) = stack.pop() {
+    let root = certificate.position;
+    let mut stack = vec![(root, first_time(&root).flatten())];
+    while let Some((pos, slot)) = stack.pop() {
         let us = pos.side_to_move();
         if let Some(result) = decided(&pos, rules, tables)? {
             let for_claim = if us == claim.side {
@@ -214,12 +221,12 @@ fn check_claim(
             continue;
         }
         let mut push = |child: Position| {
-            if first_time(&child) {
-                stack.push(child);
+            if let Some(slot) = first_time(&child) {
+                stack.push((child, slot));
             }
         };
         if us == claim.side {
-            let Some(number) = claim.turns.index(&NodeKey::of(&pos)) else {
+            let Some(number) = slot.map(|at| claim.turns.index_at(at)) else {
                 return Err(CheckError::MissingTurn {
                     claim: index,
                     side: side_name(us),
