@@ -48,6 +48,29 @@ fn a_value_is_proven_and_its_certificate_checked() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("checked: White wins"), "{stdout}");
     assert!(stdout.contains("value: win for White"), "{stdout}");
+    // Shared by threads, the check visits the same positions and says the same.
+    let checked = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("checked:"))
+            .map(str::to_owned)
+    };
+    let one = checked(&stdout);
+    assert!(one.is_some(), "{stdout}");
+    for threads in ["1", "3"] {
+        let out = fanorona(&[
+            "solve",
+            "--check",
+            cert_arg,
+            "--no-tablebases",
+            "--threads",
+            threads,
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(checked(&String::from_utf8_lossy(&out.stdout)), one);
+    }
+    let out = fanorona(&["solve", "--check", cert_arg, "--threads", "0"]);
+    assert!(!out.status.success() && text(&out).contains("--threads"));
 
     // Not a certificate: refused with the path and what is wrong.
     let other = dir.join("other.bin");

@@ -9,8 +9,14 @@
 //! So a claim holds exactly when every position reached this way is either one where it
 //! holds by the rules or the tables, or leads on; the check visits each position once (the
 //! proving side's by a bit at their place in the strategy, the others in a set).
+//!
+//! [`check_with`] shares the walk between threads: the marks and the set are shared (so each
+//! position is still visited once, by one thread), and a thread with more positions waiting
+//! than it can soon reach hands half of them to a pool the others take from.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use fanorona_engine::{Color, Game, Position};
 use fanorona_tablebase::{Tablebase, Wdl};
@@ -120,10 +126,20 @@ pub fn decided(
 }
 
 /// Checks every claim of `certificate` with `tables` (which must cover the stones the proof
-/// leans on; only those classes are used).
+/// leans on; only those classes are used), on one thread.
 pub fn check(
     certificate: &Certificate,
     tables: Option<&Tablebase>,
+) -> Result<CheckReport, CheckError> {
+    check_with(certificate, tables, 1)
+}
+
+/// [`check`] on `threads` threads (at least one). The report is the same whatever the number;
+/// where a certificate falls short in several places, which one the error names may differ.
+pub fn check_with(
+    certificate: &Certificate,
+    tables: Option<&Tablebase>,
+    threads: usize,
 ) -> Result<CheckReport, CheckError> {
     let needed = certificate.table_stones;
     let limited = match tables {
@@ -141,7 +157,7 @@ pub fn check(
     };
     let mut claims = Vec::new();
     for (i, claim) in certificate.claims.iter().enumerate() {
-        let visited = check_claim(certificate, i, limited.as_ref())?;
+        let visited = check_claim(certificate, i, limited.as_ref(), threads.max(1))?;
         claims.push((claim.side, claim.at_least, visited));
     }
     let mover = certificate.position.side_to_move();
@@ -161,27 +177,47 @@ pub fn check(
     Ok(CheckReport { claims, value })
 }
 
-/// Checks claim `index`; the number of positions visited.
-///
-/// Each position is visited once. The positions where the claim's side plays a turn of the
-/// strategy are marked by their place in it, one bit each; only the others (the other side's,
-/// and the ends of games) are kept in a set: for the start position's draw that is about 111 M
-/// positions in a set instead of 372 M, several gigabytes less.
-fn check_claim(
-    certificate: &Certificate,
+/// Shards of the set of positions met: each grows on its own, so the set never holds two
+/// copies of itself while it grows (one shard at a time does), and threads seldom wait on
+/// the same one.
+const SHARDS: usize = 256;
+
+/// Positions a thread keeps to itself before it hands half of them to an empty pool.
+const SHARE_ABOVE: usize = 32;
+
+/// A position to look at, with its place in the strategy where the claim's side plays.
+type Waiting = (Position, Option<usize>);
+
+/// What the threads checking one claim share.
+struct Walk<'a> {
+    certificate: &'a Certificate,
     index: usize,
-    tables: Option<&Tablebase>,
-) -> Result<usize, CheckError> {
-    let claim = &certificate.claims[index];
-    let rules = certificate.rules;
-    let mut through = vec![0u64; claim.turns.len().div_ceil(64)];
-    let mut marked = 0usize;
-    // Packed keys: 16 bytes a position.
-    let mut seen: HashSet<u128> = HashSet::new();
-    // `Some(slot)` when `pos` is met for the first time (and from now on marked as met), with
-    // its place in the strategy where the claim's side plays (so that the strategy is
-    // searched once a position); `None` when it was met before.
-    let mut first_time = |pos: &Position| {
+    tables: Option<&'a Tablebase>,
+    threads: usize,
+    /// One bit for each place in the claim's strategy: the position there has been met.
+    through: Vec<AtomicU64>,
+    /// The other positions met (packed keys, 16 bytes a position), in shards.
+    seen: Vec<Mutex<HashSet<u128>>>,
+    /// Positions handed over by a busy thread.
+    pool: Mutex<Vec<Waiting>>,
+    /// Whether the pool is empty (read without its lock, to decide whether to hand over).
+    pool_empty: AtomicBool,
+    /// Threads that have joined the walk, and those of them with nothing to look at (both
+    /// changed under the pool's lock).
+    workers: AtomicUsize,
+    idle: AtomicUsize,
+    /// The first way the claim was found falling short.
+    error: Mutex<Option<CheckError>>,
+    /// Set when a thread found the claim falling short: the others stop.
+    failed: AtomicBool,
+}
+
+impl Walk<'_> {
+    /// `Some(slot)` when `pos` is met for the first time (and from now on marked as met), with
+    /// its place in the strategy where the claim's side plays (so that the strategy is
+    /// searched once a position); `None` when it was met before.
+    fn first_time(&self, pos: &Position) -> Option<Option<usize>> {
+        let claim = &self.certificate.claims[self.index];
         let key = NodeKey::of(pos);
         let slot = if pos.side_to_move() == claim.side {
             claim.turns.slot(&key)
@@ -191,19 +227,29 @@ fn check_claim(
         match slot {
             Some(at) => {
                 let bit = 1u64 << (at % 64);
-                let new = through[at / 64] & bit == 0;
-                through[at / 64] |= bit;
-                marked += usize::from(new);
-                new.then_some(slot)
+                let before = self.through[at / 64].fetch_or(bit, Ordering::Relaxed);
+                (before & bit == 0).then_some(slot)
             }
-            None => seen.insert(key.packed()).then_some(None),
+            None => {
+                let packed = key.packed();
+                let mixed =
+                    ((packed as u64) ^ ((packed >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let shard = (mixed >> 56) as usize % SHARDS;
+                self.seen[shard]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(packed)
+                    .then_some(None)
+            }
         }
-    };
-    let root = certificate.position;
-    let mut stack = vec![(root, first_time(&root).flatten())];
-    while let Some((pos, slot)) = stack.pop() {
+    }
+
+    /// Looks at one position: an end of the game that must meet the claim, or its turns (the
+    /// strategy's one, or every one of the other side) pushed on `stack` when new.
+    fn visit(&self, (pos, slot): Waiting, stack: &mut Vec<Waiting>) -> Result<(), CheckError> {
+        let claim = &self.certificate.claims[self.index];
         let us = pos.side_to_move();
-        if let Some(result) = decided(&pos, rules, tables)? {
+        if let Some(result) = decided(&pos, self.certificate.rules, self.tables)? {
             let for_claim = if us == claim.side {
                 result
             } else {
@@ -211,24 +257,24 @@ fn check_claim(
             };
             if for_claim < claim.at_least {
                 return Err(CheckError::FallsShort {
-                    claim: index,
+                    claim: self.index,
                     position: fanorona_engine::format_position(&pos),
                     side: side_name(claim.side),
                     result: for_claim.name(),
                     claimed: claim.at_least.name(),
                 });
             }
-            continue;
+            return Ok(());
         }
         let mut push = |child: Position| {
-            if let Some(slot) = first_time(&child) {
+            if let Some(slot) = self.first_time(&child) {
                 stack.push((child, slot));
             }
         };
         if us == claim.side {
             let Some(number) = slot.map(|at| claim.turns.index_at(at)) else {
                 return Err(CheckError::MissingTurn {
-                    claim: index,
+                    claim: self.index,
                     side: side_name(us),
                     position: fanorona_engine::format_position(&pos),
                 });
@@ -236,7 +282,7 @@ fn check_claim(
             // The engine's own turns of the position, and the position after the one named.
             let Some((_, child)) = nth_turn(&pos, number) else {
                 return Err(CheckError::IllegalTurn {
-                    claim: index,
+                    claim: self.index,
                     turn: format!("number {} of its turns", number + 1),
                     position: fanorona_engine::format_position(&pos),
                 });
@@ -245,6 +291,141 @@ fn check_claim(
         } else {
             pos.for_each_turn(|_, child| push(*child));
         }
+        Ok(())
     }
-    Ok(marked + seen.len())
+
+    /// A position from the pool for a thread whose own stack is empty; `None` once every
+    /// thread is idle with the pool empty (the walk is over) or the claim has failed.
+    fn take(&self) -> Option<Waiting> {
+        let mut idle = false;
+        loop {
+            {
+                let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(next) = pool.pop() {
+                    self.pool_empty.store(pool.is_empty(), Ordering::Relaxed);
+                    if idle {
+                        self.idle.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    return Some(next);
+                }
+                if !idle {
+                    idle = true;
+                    self.idle.fetch_add(1, Ordering::Relaxed);
+                }
+                // Only a busy thread adds to the pool, and every thread that joined is idle (a
+                // thread that joins later finds nothing either).
+                if self.idle.load(Ordering::Relaxed) == self.workers.load(Ordering::Relaxed) {
+                    return None;
+                }
+            }
+            if self.failed.load(Ordering::Relaxed) {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+    }
+
+    /// Hands the older half of `stack` (the positions nearest the root, with the most below
+    /// them) to the pool.
+    fn share(&self, stack: &mut Vec<Waiting>) {
+        let half = stack.len() / 2;
+        let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+        pool.extend(stack.drain(..half));
+        self.pool_empty.store(pool.is_empty(), Ordering::Relaxed);
+    }
+
+    /// One thread's part of the walk: positions from the pool and what they lead to, until
+    /// the walk is over or the claim fails (the error kept for the caller).
+    fn work(&self) {
+        {
+            let _pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+            self.workers.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Err(e) = self.walk() {
+            self.failed.store(true, Ordering::Relaxed);
+            self.error
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(e);
+        }
+    }
+
+    fn walk(&self) -> Result<(), CheckError> {
+        let mut stack = Vec::new();
+        loop {
+            let next = match stack.pop() {
+                Some(next) => next,
+                None => match self.take() {
+                    Some(next) => next,
+                    None => return Ok(()),
+                },
+            };
+            self.visit(next, &mut stack)?;
+            if self.threads > 1 {
+                if self.failed.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                if stack.len() > SHARE_ABOVE && self.pool_empty.load(Ordering::Relaxed) {
+                    self.share(&mut stack);
+                }
+            }
+        }
+    }
+}
+
+/// Checks claim `index` on `threads` threads; the number of positions visited.
+///
+/// Each position is visited once. The positions where the claim's side plays a turn of the
+/// strategy are marked by their place in it, one bit each; only the others (the other side's,
+/// and the ends of games) are kept in a set: for the start position's draw that is about 111 M
+/// positions in a set instead of 372 M, several gigabytes less.
+fn check_claim(
+    certificate: &Certificate,
+    index: usize,
+    tables: Option<&Tablebase>,
+    threads: usize,
+) -> Result<usize, CheckError> {
+    let claim = &certificate.claims[index];
+    let root = certificate.position;
+    let walk = Walk {
+        certificate,
+        index,
+        tables,
+        threads,
+        through: (0..claim.turns.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+        seen: (0..SHARDS).map(|_| Mutex::new(HashSet::new())).collect(),
+        pool: Mutex::new(Vec::new()),
+        pool_empty: AtomicBool::new(false),
+        workers: AtomicUsize::new(0),
+        idle: AtomicUsize::new(0),
+        error: Mutex::new(None),
+        failed: AtomicBool::new(false),
+    };
+    let first = (root, walk.first_time(&root).flatten());
+    walk.pool
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(first);
+    // As many threads as the system gives, the caller's own when it gives none.
+    fanorona_data::workers::run_workers(threads, || walk.work());
+    if let Some(e) = walk
+        .error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        return Err(e);
+    }
+    let marked: usize = walk
+        .through
+        .iter()
+        .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
+        .sum();
+    let seen: usize = walk
+        .seen
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or_else(PoisonError::into_inner).len())
+        .sum();
+    Ok(marked + seen)
 }

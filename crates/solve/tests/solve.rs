@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use fanorona_data::container::{self, SectionWriter, Sections};
 use fanorona_engine::{Color, Position, Rules, Setup, parse_position};
 use fanorona_solve::certificate::{CERTIFICATE_MAGIC, CERTIFICATE_VERSION};
-use fanorona_solve::check::{CheckError, check};
+use fanorona_solve::check::{CheckError, check, check_with};
 use fanorona_solve::state::{Saved, StateHead};
 use fanorona_solve::{
     Certificate, Goal, Prover, SolveError, SolveOptions, StrategyError, Verdict, solve, solve_with,
@@ -141,6 +141,11 @@ fn a_tampered_certificate_is_refused() {
         check(&missing, None),
         Err(CheckError::MissingTurn { claim: 0, .. })
     ));
+    // Found by threads sharing the walk as well, which stop there.
+    assert!(matches!(
+        check_with(&missing, None, 2),
+        Err(CheckError::MissingTurn { claim: 0, .. })
+    ));
     // A turn of another position: a strategy cannot hold it.
     let mut foreign = cert.clone();
     let other: fanorona_engine::Turn = "i5h5".parse().unwrap();
@@ -181,6 +186,10 @@ fn a_tampered_certificate_is_refused() {
     greedy.claims[0].at_least = Wdl::Win;
     assert!(matches!(
         check(&greedy, None),
+        Err(CheckError::FallsShort { .. })
+    ));
+    assert!(matches!(
+        check_with(&greedy, None, 3),
         Err(CheckError::FallsShort { .. })
     ));
     // Tables it leans on but the check lacks.
@@ -452,6 +461,15 @@ fn the_check_visits_each_position_once() {
                 fanorona_engine::format_position(&cert.position)
             );
             largest = largest.max(plain);
+        }
+        // Shared between threads, the walk still meets each position once, and says the same.
+        for threads in [2, 3] {
+            assert_eq!(
+                check_with(cert, tables.as_deref(), threads).unwrap(),
+                report,
+                "{threads} threads, {}",
+                fanorona_engine::format_position(&cert.position)
+            );
         }
     }
     assert!(largest > 1_000, "{largest}");

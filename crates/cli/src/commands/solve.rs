@@ -53,6 +53,11 @@ pub struct SolveArgs {
     /// Check the certificate in FILE instead of solving (engine and tables only).
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
+    /// Threads that share the check of `--check` and `--join`, 1 to 1,024 (default: every
+    /// core). The search itself runs one thread a question (`--question`).
+    #[arg(long, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub threads: Option<usize>,
     /// Write the certificate of what is proven to FILE.
     #[arg(long, value_name = "FILE")]
     pub certificate: Option<PathBuf>,
@@ -108,7 +113,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     }
     let tables = args.tables.load_with_hint(rules, true)?;
     if let Some(file) = &args.check {
-        return check(file, tables.as_deref());
+        return check(file, tables.as_deref(), check_threads(args));
     }
     if !args.join.is_empty() {
         return join(args, tables.as_deref());
@@ -583,7 +588,7 @@ fn join(args: &SolveArgs, tables: Option<&Tablebase>) -> Result<()> {
         .certificate
         .as_deref()
         .expect("clap requires --certificate");
-    let report = fanorona_solve::check::check(&joined, tables)
+    let report = fanorona_solve::check::check_with(&joined, tables, check_threads(args))
         .context("--join: the joined certificate does not hold")?;
     write_certificate(&joined, out, "joined into")?;
     print_report(&joined, &report, started)
@@ -609,10 +614,16 @@ fn claim_words(at_least: Wdl) -> &'static str {
     }
 }
 
-fn check(file: &Path, tables: Option<&Tablebase>) -> Result<()> {
+/// `--threads`, or every core.
+fn check_threads(args: &SolveArgs) -> usize {
+    args.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn check(file: &Path, tables: Option<&Tablebase>, threads: usize) -> Result<()> {
     let started = Instant::now();
     let cert = Certificate::load(file).with_context(|| format!("--check {}", file.display()))?;
-    let report = fanorona_solve::check::check(&cert, tables)
+    let report = fanorona_solve::check::check_with(&cert, tables, threads)
         .with_context(|| format!("--check {}: the certificate does not hold", file.display()))?;
     print_report(&cert, &report, started)
 }
