@@ -71,6 +71,20 @@ fn a_value_is_proven_and_its_certificate_checked() {
     }
     let out = fanorona(&["solve", "--check", cert_arg, "--threads", "0"]);
     assert!(!out.status.success() && text(&out).contains("--threads"));
+    // A search does not take it: refused rather than ignored.
+    let out = fanorona(&[
+        "solve",
+        "--fen",
+        LONG_WIN,
+        "--no-tablebases",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        !out.status.success() && text(&out).contains("--threads sets the threads of --check"),
+        "{}",
+        text(&out)
+    );
 
     // Not a certificate: refused with the path and what is wrong.
     let other = dir.join("other.bin");

@@ -111,6 +111,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "--no-progress-limit 0: a proof needs the no-progress rule (its graph of positions would have cycles)"
         );
     }
+    if args.threads.is_some() && args.check.is_none() && args.join.is_empty() {
+        bail!(
+            "--threads sets the threads of --check and --join; a search runs one thread a question (--question)"
+        );
+    }
     let tables = args.tables.load_with_hint(rules, true)?;
     if let Some(file) = &args.check {
         return check(file, tables.as_deref(), check_threads(args));
