@@ -124,9 +124,7 @@ pub fn match_settings(
             MatchConfig::MAX_THREADS
         ),
         Some(t) => t,
-        None => std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MatchConfig::MAX_THREADS),
+        None => or_every_core(None).min(MatchConfig::MAX_THREADS),
     };
     Ok(MatchConfig {
         games,
@@ -135,4 +133,9 @@ pub fn match_settings(
         opening_plies,
         ..MatchConfig::default()
     })
+}
+
+/// The threads a `--threads` flag asked for, or one a core when it is not given.
+pub(crate) fn or_every_core(asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

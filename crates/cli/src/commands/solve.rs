@@ -621,8 +621,7 @@ fn claim_words(at_least: Wdl) -> &'static str {
 
 /// `--threads`, or every core.
 fn check_threads(args: &SolveArgs) -> usize {
-    args.threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    super::or_every_core(args.threads)
 }
 
 fn check(file: &Path, tables: Option<&Tablebase>, threads: usize) -> Result<()> {

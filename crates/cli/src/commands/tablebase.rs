@@ -82,9 +82,7 @@ pub fn run(args: &TablebaseArgs, backend: fanorona_net::Backend) -> Result<()> {
 }
 
 fn threads(asked: Option<usize>) -> usize {
-    asked
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(build::MAX_THREADS)
+    super::or_every_core(asked).min(build::MAX_THREADS)
 }
 
 fn stats_line(s: &ClassStats, rate: Option<f64>) -> String {
