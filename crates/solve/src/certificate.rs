@@ -1,6 +1,12 @@
-//! The certificate of a proof, in the project's container (magic `FNRNPROF`, version 1):
-//! for every position where the proving side is to move, the turn it plays. The positions where
+//! The certificate of a proof, in the project's container (magic `FNRNPROF`, version 2):
+//! for the positions where the proving side is to move, the turn it plays. The positions where
 //! the other side moves are not stored: the checker answers every one of their turns.
+//!
+//! Version 2 leaves out a position whose placement (stones and side to move) the strategy
+//! covers at another counter (the counter's order, [`crate::check`]): the checker plays the
+//! turn of the nearest covering counter there. Version 1 files name a turn at every counter
+//! reached; they are read as they are (a version 1 checker refuses a version 2 file by its
+//! version, rather than finding turns missing).
 //!
 //! Payload sections:
 //! - `head`: JSON with the position proven (its text), the no-progress limit, the endgame
@@ -29,8 +35,8 @@ use serde::{Deserialize, Serialize};
 
 /// Magic of a certificate file.
 pub const CERTIFICATE_MAGIC: [u8; 8] = *b"FNRNPROF";
-/// Format version of a certificate file.
-pub const CERTIFICATE_VERSION: u32 = 1;
+/// Format version of a certificate file (written; 1 is read too).
+pub const CERTIFICATE_VERSION: u32 = 2;
 /// Most entries one claim may hold (a bound for readers: 9.6 GB of [`Strategy`] in memory, and
 /// about what [`MAX_FILE_BYTES`] holds at 25-30 bytes an entry). The strategy of the split
 /// start position's part after `d3e3a` alone passed 150 million, and the start position's
@@ -409,12 +415,13 @@ impl Certificate {
     /// Reads and checks the format of the certificate at `path` (not the proof: that is
     /// [`crate::check::check`]).
     pub fn load(path: &Path) -> Result<Certificate, CertificateError> {
-        let payload = container::read_up_to(
-            path,
-            &CERTIFICATE_MAGIC,
-            CERTIFICATE_VERSION,
-            MAX_FILE_BYTES,
-        )?;
+        let read =
+            |version| container::read_up_to(path, &CERTIFICATE_MAGIC, version, MAX_FILE_BYTES);
+        let payload = match read(CERTIFICATE_VERSION) {
+            // Version 1 is version 2 with a turn at every counter: the same payload.
+            Err(ContainerError::WrongVersion { found: 1, .. }) => read(1)?,
+            other => other?,
+        };
         Certificate::decode(path, &payload)
     }
 

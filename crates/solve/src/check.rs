@@ -7,21 +7,36 @@
 //! The graph is finite and has no cycles under the no-progress rule: every turn either
 //! captures (fewer stones) or raises the no-capture counter, which ends the game at its limit.
 //! So a claim holds exactly when every position reached this way is either one where it
-//! holds by the rules or the tables, or leads on; the check visits each position once (the
-//! proving side's by a bit at their place in the strategy, the others in a set).
+//! holds by the rules or the tables, or leads on.
 //!
-//! [`check_with`] shares the walk between threads: the marks and the set are shared (so each
-//! position is still visited once, by one thread), and a thread with more positions waiting
-//! than it can soon reach hands half of them to a pool the others take from.
+//! **The counter's order.** A position and the same placement (stones and side to move) at
+//! another no-capture counter differ only in how soon the no-progress draw comes. A claim of
+//! at least a draw that holds at counter `c` holds at every counter above `c` (the claimant
+//! plays the same turns; every line ends in the same way or sooner in a draw, and the tables'
+//! results at a counter follow the same order); a claim of a win that holds at `c` holds at
+//! every counter below it. So the check visits a placement at a counter only when it has not
+//! been met at a counter that covers this one ([`covers`]): each placement once in most cases,
+//! instead of once for each counter it is reached at. Where the strategy has no turn at the
+//! position's own counter, the turn it has for the same placement at a covering counter is
+//! played (a strategy read this way, [`crate::search`], keeps a turn only where its own walk
+//! did not skip the position); the check follows it like any other, so nothing is taken on
+//! trust.
+//!
+//! [`check_with`] shares the walk between threads: the set of placements met is shared, and a
+//! thread with more positions waiting than it can soon reach hands half of them to a pool the
+//! others take from. Which counter a placement is first met at depends on the order of the
+//! walk, so the number of positions visited can differ a little between runs on several
+//! threads; the verdict cannot.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use fanorona_engine::{Color, Game, Position};
 use fanorona_tablebase::{Tablebase, Wdl};
 
-use crate::certificate::{Certificate, NodeKey, nth_turn};
+use crate::certificate::{Certificate, Claim, NodeKey, nth_turn};
 
 /// What a checked certificate establishes.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +113,107 @@ fn side_name(c: Color) -> &'static str {
     match c {
         Color::White => "White",
         Color::Black => "Black",
+    }
+}
+
+/// The low 91 bits of a [`NodeKey::packed`] key: the placement (both sides' stones and the side
+/// to move), without the counter.
+const PLACEMENT: u128 = (1 << 91) - 1;
+
+/// Whether a claim of at least `at_least` that holds at no-capture counter `met` holds at
+/// `counter` too, for the same placement: at every counter above for a draw (the draw only
+/// comes sooner), at every counter below for a win (there is more time to win).
+pub fn covers(at_least: Wdl, met: u16, counter: u16) -> bool {
+    if at_least == Wdl::Win {
+        counter <= met
+    } else {
+        counter >= met
+    }
+}
+
+/// A key met, compared and hashed by its placement alone, so a set holds one counter a
+/// placement.
+#[derive(Clone, Copy, Debug)]
+struct Mark(u128);
+
+impl Mark {
+    fn counter(self) -> u16 {
+        (self.0 >> 91) as u16
+    }
+}
+
+impl PartialEq for Mark {
+    fn eq(&self, other: &Mark) -> bool {
+        self.0 & PLACEMENT == other.0 & PLACEMENT
+    }
+}
+
+impl Eq for Mark {}
+
+impl Hash for Mark {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.0 & PLACEMENT).hash(state);
+    }
+}
+
+/// The positions a walk of one claim has met: for each placement the counter that covers the
+/// most of the others ([`covers`]), 16 bytes a placement.
+#[derive(Debug)]
+pub struct Met {
+    at_least: Wdl,
+    marks: HashSet<Mark>,
+}
+
+impl Met {
+    /// Nothing met yet, for a claim of at least `at_least`.
+    pub fn new(at_least: Wdl) -> Met {
+        Met {
+            at_least,
+            marks: HashSet::new(),
+        }
+    }
+
+    /// Whether `key` is covered by a position met before (the same placement at a counter
+    /// that covers its own).
+    pub fn covered(&self, key: &NodeKey) -> bool {
+        self.marks
+            .get(&Mark(key.packed()))
+            .is_some_and(|m| covers(self.at_least, m.counter(), key.counter))
+    }
+
+    /// Records `key` as met; `false` when it was covered already (nothing changes then).
+    pub fn first_time(&mut self, key: &NodeKey) -> bool {
+        if self.covered(key) {
+            return false;
+        }
+        // Not covered: this counter covers the one met before, if any.
+        self.marks.replace(Mark(key.packed()));
+        true
+    }
+
+    /// The placements met.
+    pub fn len(&self) -> usize {
+        self.marks.len()
+    }
+
+    /// Whether nothing was met.
+    pub fn is_empty(&self) -> bool {
+        self.marks.is_empty()
+    }
+}
+
+/// The place in `claim`'s strategy of the turn to play at `key`: its own entry, else the
+/// entry of the same placement at the nearest counter that covers `key`'s.
+pub fn strategy_slot(claim: &Claim, limit: u32, key: &NodeKey) -> Option<usize> {
+    if let Some(at) = claim.turns.slot(key) {
+        return Some(at);
+    }
+    let limit = limit.min(u32::from(u16::MAX)) as u16;
+    let at_counter = |counter| claim.turns.slot(&NodeKey { counter, ..*key });
+    if claim.at_least == Wdl::Win {
+        (key.counter.saturating_add(1)..=limit).find_map(at_counter)
+    } else {
+        (0..key.counter).rev().find_map(at_counter)
     }
 }
 
@@ -194,10 +310,10 @@ struct Walk<'a> {
     index: usize,
     tables: Option<&'a Tablebase>,
     threads: usize,
-    /// One bit for each place in the claim's strategy: the position there has been met.
-    through: Vec<AtomicU64>,
-    /// The other positions met (packed keys, 16 bytes a position), in shards.
-    seen: Vec<Mutex<HashSet<u128>>>,
+    /// The placements met, in shards by placement.
+    met: Vec<Mutex<Met>>,
+    /// Positions visited.
+    visited: AtomicUsize,
     /// Positions handed over by a busy thread.
     pool: Mutex<Vec<Waiting>>,
     /// Whether the pool is empty (read without its lock, to decide whether to hand over).
@@ -213,35 +329,30 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// `Some(slot)` when `pos` is met for the first time (and from now on marked as met), with
-    /// its place in the strategy where the claim's side plays (so that the strategy is
-    /// searched once a position); `None` when it was met before.
+    /// `Some(slot)` when `pos` is met for the first time, not covered by a position met
+    /// before (and from now on marked as met), with the place in the strategy of the turn its
+    /// side plays when that is the claim's side (so that the strategy is searched once a
+    /// position); `None` when it was covered.
     fn first_time(&self, pos: &Position) -> Option<Option<usize>> {
         let claim = &self.certificate.claims[self.index];
         let key = NodeKey::of(pos);
-        let slot = if pos.side_to_move() == claim.side {
-            claim.turns.slot(&key)
+        let placement = key.packed() & PLACEMENT;
+        let mixed =
+            ((placement as u64) ^ ((placement >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let shard = (mixed >> 56) as usize % SHARDS;
+        let new = self.met[shard]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .first_time(&key);
+        if !new {
+            return None;
+        }
+        self.visited.fetch_add(1, Ordering::Relaxed);
+        Some(if pos.side_to_move() == claim.side {
+            strategy_slot(claim, self.certificate.rules.no_progress_limit, &key)
         } else {
             None
-        };
-        match slot {
-            Some(at) => {
-                let bit = 1u64 << (at % 64);
-                let before = self.through[at / 64].fetch_or(bit, Ordering::Relaxed);
-                (before & bit == 0).then_some(slot)
-            }
-            None => {
-                let packed = key.packed();
-                let mixed =
-                    ((packed as u64) ^ ((packed >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let shard = (mixed >> 56) as usize % SHARDS;
-                self.seen[shard]
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(packed)
-                    .then_some(None)
-            }
-        }
+        })
     }
 
     /// Looks at one position: an end of the game that must meet the claim, or its turns (the
@@ -375,10 +486,9 @@ impl Walk<'_> {
 
 /// Checks claim `index` on `threads` threads; the number of positions visited.
 ///
-/// Each position is visited once. The positions where the claim's side plays a turn of the
-/// strategy are marked by their place in it, one bit each; only the others (the other side's,
-/// and the ends of games) are kept in a set: for the start position's draw that is about 111 M
-/// positions in a set instead of 372 M, several gigabytes less.
+/// A position is visited unless its placement was met before at a counter that covers its
+/// own (the module's docs): on the start position's certificates about half the positions
+/// a walk of every counter visits, and the set holds one counter a placement.
 fn check_claim(
     certificate: &Certificate,
     index: usize,
@@ -392,10 +502,10 @@ fn check_claim(
         index,
         tables,
         threads,
-        through: (0..claim.turns.len().div_ceil(64))
-            .map(|_| AtomicU64::new(0))
+        met: (0..SHARDS)
+            .map(|_| Mutex::new(Met::new(claim.at_least)))
             .collect(),
-        seen: (0..SHARDS).map(|_| Mutex::new(HashSet::new())).collect(),
+        visited: AtomicUsize::new(0),
         pool: Mutex::new(Vec::new()),
         pool_empty: AtomicBool::new(false),
         workers: AtomicUsize::new(0),
@@ -417,15 +527,5 @@ fn check_claim(
     {
         return Err(e);
     }
-    let marked: usize = walk
-        .through
-        .iter()
-        .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
-        .sum();
-    let seen: usize = walk
-        .seen
-        .into_iter()
-        .map(|s| s.into_inner().unwrap_or_else(PoisonError::into_inner).len())
-        .sum();
-    Ok(marked + seen)
+    Ok(walk.visited.into_inner())
 }

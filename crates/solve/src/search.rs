@@ -12,7 +12,6 @@
 //! side that wins under these rules wins with repetition too (docs/solve.md), and a side that
 //! does not lose without it does not lose with it.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -22,6 +21,7 @@ use fanorona_eval::EvalNet;
 use fanorona_tablebase::{ProbeError, Tablebase, Wdl};
 
 use crate::certificate::{Claim, MAX_TURNS, NodeKey, Strategy};
+use crate::check::Met;
 use crate::table::{Edges, Holds, INFINITE, Table};
 
 /// What the attacker (the side to move at the root) is to prove.
@@ -632,10 +632,8 @@ impl Prover {
     /// keeps (the nodes its proof took, about 4 levels a doubling), and past every level for
     /// one only its placement's edge settles (its proof is gone from the table and would be
     /// searched again). Choosing the cheapest keeps strategies small.
-    fn proof_cost(&mut self, pos: &Position, seen: Option<&HashSet<u128>>) -> u16 {
-        if seen.is_some_and(|s| s.contains(&NodeKey::of(pos).packed()))
-            || self.decided(pos).is_some()
-        {
+    fn proof_cost(&mut self, pos: &Position, seen: Option<&Met>) -> u16 {
+        if seen.is_some_and(|s| s.covered(&NodeKey::of(pos))) || self.decided(pos).is_some() {
             return 0;
         }
         self.table.level(node_key(pos)).map_or(256, u16::from)
@@ -652,11 +650,16 @@ impl Prover {
         pos: &Position,
         options: &[(Turn, Position)],
         for_attacker: bool,
-        seen: Option<&HashSet<u128>>,
+        seen: Option<&Met>,
     ) -> Option<usize> {
         let found = |me: &mut Self| {
             let mut best: Option<(u16, usize)> = None;
             for (i, (_, c)) in options.iter().enumerate() {
+                // A position the strategy covers already holds the claim (it is walked from
+                // the covering counter): the cheapest there is.
+                if seen.is_some_and(|s| s.covered(&NodeKey::of(c))) {
+                    return Some(i);
+                }
                 if !me.settled(c, for_attacker) {
                     continue;
                 }
@@ -756,10 +759,18 @@ impl Prover {
         // Packed keys and entries, 16 bytes a position each: a strategy of tens of millions of
         // positions has to fit beside the table (a map of keys to turns took about 300 bytes
         // a position and ran out of memory at 56 million).
+        // A position is walked unless the strategy covers it already: the same placement met
+        // at a counter where the claim holds for this one too (`check::covers`). The checker
+        // walks the same way, and plays a covering counter's turn where a position has none.
+        let at_least = if for_attacker {
+            self.goal.proven()
+        } else {
+            self.goal.disproven()
+        };
         let mut turns: Vec<u128> = Vec::new();
-        let mut seen: HashSet<u128> = HashSet::new();
+        let mut seen = Met::new(at_least);
         let mut stack = vec![*root];
-        seen.insert(NodeKey::of(root).packed());
+        seen.first_time(&NodeKey::of(root));
         // Why a strategy could not be read at `pos`: the table too small (recorded by the
         // search again), else a proof lost.
         let lost = |me: &mut Self, pos: &Position| {
@@ -796,6 +807,9 @@ impl Prover {
                 next.push(options[index].1);
             } else {
                 for (_, child) in options {
+                    if seen.covered(&NodeKey::of(&child)) {
+                        continue;
+                    }
                     if !self.settle(&child, for_attacker) {
                         return Err(lost(self, &child));
                     }
@@ -803,7 +817,7 @@ impl Prover {
                 }
             }
             for child in next {
-                if seen.insert(NodeKey::of(&child).packed()) {
+                if seen.first_time(&NodeKey::of(&child)) {
                     stack.push(child);
                 }
             }
@@ -988,14 +1002,26 @@ mod tests {
             );
             not_first += usize::from(expected != 0);
             checked += 1;
-            // A position the strategy already holds costs nothing more.
+            // A position the strategy already holds costs nothing more, and so does one it
+            // covers: the same placement met at a counter where the claim holds for this one
+            // too (a win: one turn more on the counter).
             if ends.is_none() && prover.decided(&options[0].1).is_none() {
-                let seen = HashSet::from([NodeKey::of(&options[0].1).packed()]);
-                assert_eq!(
-                    prover.pick(&pos, &options, true, Some(&seen)),
-                    Some(0),
-                    "{shown}"
-                );
+                let key = NodeKey::of(&options[0].1);
+                for met in [
+                    key,
+                    NodeKey {
+                        counter: key.counter + 1,
+                        ..key
+                    },
+                ] {
+                    let mut seen = Met::new(prover.goal().proven());
+                    seen.first_time(&met);
+                    assert_eq!(
+                        prover.pick(&pos, &options, true, Some(&seen)),
+                        Some(0),
+                        "{shown}"
+                    );
+                }
             }
         }
         assert!(checked >= 50 && not_first >= 25, "{checked} {not_first}");

@@ -181,17 +181,34 @@ fn a_tampered_certificate_is_refused() {
         wrong > 0,
         "some other turn of the root does not keep the draw"
     );
-    // A draw claimed as a win.
+    // A draw claimed as a win: refused where the game ends short of it, or, since a draw's
+    // strategy holds turns at the lowest counters a placement is met at and a win needs them
+    // at the highest, at a position its strategy has no turn for.
     let mut greedy = cert.clone();
     greedy.claims[0].at_least = Wdl::Win;
-    assert!(matches!(
-        check(&greedy, None),
-        Err(CheckError::FallsShort { .. })
-    ));
-    assert!(matches!(
-        check_with(&greedy, None, 3),
-        Err(CheckError::FallsShort { .. })
-    ));
+    for threads in [1, 3] {
+        assert!(matches!(
+            check_with(&greedy, None, threads),
+            Err(CheckError::FallsShort { .. } | CheckError::MissingTurn { .. })
+        ));
+    }
+    // One turn before the no-progress draw, White's turn ends the game drawn: claimed as a
+    // win, it falls short there.
+    let last = at_counter(parse_position(LONG_WIN).unwrap(), 49);
+    let mut short = solve(&last, None, &options()).unwrap().certificate.unwrap();
+    let white = short
+        .claims
+        .iter_mut()
+        .find(|c| c.side == Color::White)
+        .unwrap();
+    assert_eq!(white.at_least, Wdl::Draw);
+    white.at_least = Wdl::Win;
+    for threads in [1, 3] {
+        assert!(matches!(
+            check_with(&short, None, threads),
+            Err(CheckError::FallsShort { .. })
+        ));
+    }
     // Tables it leans on but the check lacks.
     let mut leaning = cert.clone();
     leaning.table_stones = 3;
@@ -210,6 +227,15 @@ fn a_tampered_certificate_is_refused() {
     std::fs::write(&path, &bytes).unwrap();
     let err = Certificate::load(&path).unwrap_err().to_string();
     assert!(err.contains("c.fnproof"), "{err}");
+    // Version 1 (a turn at every counter) is read as it is; a version to come is refused by
+    // its number.
+    cert.save(&path).unwrap();
+    let payload = container::read(&path, &CERTIFICATE_MAGIC, CERTIFICATE_VERSION).unwrap();
+    container::write_atomic(&path, &CERTIFICATE_MAGIC, 1, &payload).unwrap();
+    assert_eq!(Certificate::load(&path).unwrap(), cert);
+    container::write_atomic(&path, &CERTIFICATE_MAGIC, 3, &payload).unwrap();
+    let err = Certificate::load(&path).unwrap_err().to_string();
+    assert!(err.contains("version"), "{err}");
     // A file whose entry names a turn the position does not have: refused when read, with
     // the entry and the turn.
     cert.save(&path).unwrap();
@@ -386,25 +412,62 @@ fn a_saved_search_seeds_a_search_of_a_position_after_it() {
     );
 }
 
-/// The positions a claim's check visits, counted by a plain walk: every position reached once,
-/// all of them in one set (the checker keeps the proving side's positions as bits at their
-/// place in the strategy instead).
-fn visited_by_a_plain_walk(cert: &Certificate, claim: usize, tb: Option<&Tablebase>) -> usize {
-    // A position as the rules see it: the stones, the side to move, the no-capture counter
-    // (not the turn number).
-    let key = |pos: &Position| {
+/// What a walk of a claim's strategy met.
+struct Walked {
+    /// Positions visited.
+    visited: usize,
+    /// The strategy's entries played at their own position.
+    played: std::collections::HashSet<(u64, u64, bool, u32)>,
+    /// Positions played with the turn of the same placement at another counter.
+    borrowed: usize,
+}
+
+/// A claim's strategy walked by the rule the checker states, written here from it: depth
+/// first, the turns in the engine's order (as the checker on one thread), a position visited
+/// unless its placement (stones, side to move) was visited at a counter that covers its own
+/// (`by_counter`: a draw claimed holds at every higher counter once it holds at one, a win at
+/// every lower one); where the strategy has no turn at a position's counter, the nearest
+/// covering counter's. Without `by_counter`, every counter on its own.
+fn walk_the_claim(
+    cert: &Certificate,
+    claim: usize,
+    tb: Option<&Tablebase>,
+    by_counter: bool,
+) -> Walked {
+    let claim = &cert.claims[claim];
+    let win = claim.at_least == Wdl::Win;
+    let covered = |met: u32, counter: u32| if win { counter <= met } else { counter >= met };
+    let placement = |pos: &Position| {
         (
             pos.stones(Color::White).0,
             pos.stones(Color::Black).0,
             pos.side_to_move() == Color::White,
-            pos.no_capture_turns(),
         )
     };
-    let claim = &cert.claims[claim];
-    let mut seen = std::collections::HashSet::new();
+    // Each placement's counters visited.
+    let mut met: std::collections::HashMap<_, Vec<u32>> = std::collections::HashMap::new();
+    let mut first_time = |pos: &Position| {
+        let counters = met.entry(placement(pos)).or_default();
+        let c = pos.no_capture_turns();
+        let skip = if by_counter {
+            counters.iter().any(|&m| covered(m, c))
+        } else {
+            counters.contains(&c)
+        };
+        if !skip {
+            counters.push(c);
+        }
+        !skip
+    };
+    let mut walked = Walked {
+        visited: 0,
+        played: std::collections::HashSet::new(),
+        borrowed: 0,
+    };
     let mut stack = vec![cert.position];
-    seen.insert(key(&cert.position));
+    first_time(&cert.position);
     while let Some(pos) = stack.pop() {
+        walked.visited += 1;
         if fanorona_solve::check::decided(&pos, cert.rules, tb)
             .unwrap()
             .is_some()
@@ -413,26 +476,47 @@ fn visited_by_a_plain_walk(cert: &Certificate, claim: usize, tb: Option<&Tableba
         }
         let mut next = Vec::new();
         if pos.side_to_move() == claim.side {
-            let turn = claim.turns.turn(&pos).expect("a turn of the strategy");
-            pos.for_each_turn(|t, c| {
+            let c = pos.no_capture_turns();
+            let limit = cert.rules.no_progress_limit;
+            let nearest: Vec<u32> = if win {
+                (c..=limit).collect()
+            } else {
+                (0..=c).rev().collect()
+            };
+            let (at, turn) = nearest
+                .into_iter()
+                .find_map(|at| {
+                    claim
+                        .turns
+                        .turn(&at_counter(pos, at))
+                        .map(|turn| (at, turn))
+                })
+                .expect("a turn of the strategy");
+            if at == c {
+                let (w, b, s) = placement(&pos);
+                walked.played.insert((w, b, s, c));
+            } else {
+                walked.borrowed += 1;
+            }
+            pos.for_each_turn(|t, child| {
                 if *t == turn {
-                    next.push(*c);
+                    next.push(*child);
                 }
             });
         } else {
-            pos.for_each_turn(|_, c| next.push(*c));
+            pos.for_each_turn(|_, child| next.push(*child));
         }
         for child in next {
-            if seen.insert(key(&child)) {
+            if first_time(&child) {
                 stack.push(child);
             }
         }
     }
-    seen.len()
+    walked
 }
 
 #[test]
-fn the_check_visits_each_position_once() {
+fn the_check_visits_a_placement_once_for_the_counters_it_covers() {
     let tb = tables();
     let mut rng = Rng::new(45);
     let mut certificates = vec![(
@@ -449,28 +533,39 @@ fn the_check_visits_each_position_once() {
         let solution = solve(&pos, Some(Arc::clone(&below)), &options()).unwrap();
         certificates.push((solution.certificate.unwrap(), Some(below)));
     }
-    let mut largest = 0;
+    let (mut largest, mut by_counter_total, mut every_total) = (0, 0, 0);
     for (cert, tables) in &certificates {
+        let shown = fanorona_engine::format_position(&cert.position);
         let report = check(cert, tables.as_deref()).unwrap();
         for (i, (_, _, visited)) in report.claims.iter().enumerate() {
-            let plain = visited_by_a_plain_walk(cert, i, tables.as_deref());
-            assert_eq!(
-                *visited,
-                plain,
-                "{}",
-                fanorona_engine::format_position(&cert.position)
-            );
-            largest = largest.max(plain);
+            let walked = walk_the_claim(cert, i, tables.as_deref(), true);
+            assert_eq!(*visited, walked.visited, "{shown}");
+            // The strategy read after the search walks the same way: it holds a turn exactly
+            // where its walk went, so the check plays each and borrows none on one thread.
+            assert_eq!(walked.played.len(), cert.claims[i].turns.len(), "{shown}");
+            assert_eq!(walked.borrowed, 0, "{shown}");
+            let every = walk_the_claim(cert, i, tables.as_deref(), false).visited;
+            assert!(walked.visited <= every, "{shown}");
+            largest = largest.max(walked.visited);
+            by_counter_total += walked.visited;
+            every_total += every;
         }
-        // Shared between threads, the walk still meets each position once, and says the same.
+        // Shared between threads, the walk may meet a placement first at another counter (and
+        // visit a little more than on one thread); the verdict is the same.
         for threads in [2, 3] {
-            assert_eq!(
-                check_with(cert, tables.as_deref(), threads).unwrap(),
-                report,
-                "{threads} threads, {}",
-                fanorona_engine::format_position(&cert.position)
-            );
+            let shared = check_with(cert, tables.as_deref(), threads).unwrap();
+            assert_eq!(shared.value, report.value, "{threads} threads, {shown}");
+            for (i, (a, b)) in shared.claims.iter().zip(&report.claims).enumerate() {
+                assert_eq!((a.0, a.1), (b.0, b.1), "{threads} threads, {shown}");
+                let every = walk_the_claim(cert, i, tables.as_deref(), false).visited;
+                assert!(a.2 <= every, "{threads} threads, {shown}");
+            }
         }
     }
     assert!(largest > 1_000, "{largest}");
+    // The counter's order saves visits on these certificates.
+    assert!(
+        by_counter_total * 10 < every_total * 9,
+        "{by_counter_total} against {every_total}"
+    );
 }
