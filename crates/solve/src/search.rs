@@ -234,7 +234,7 @@ pub fn node_key(pos: &Position) -> u64 {
 /// The evaluation's score (in hundredths of a stone) over which a new node's proof or
 /// disproof number doubles: a tenth of a stone, so the evaluation's side of the goal's margin
 /// all but decides which of the two starts cheap. Nodes to prove two parts of the start
-/// position fell by 47-58% from 150 (docs/solve.md, "Ordering by the evaluation, sharper").
+/// position fell by 46-58% from 150 (docs/solve.md, "Ordering by the evaluation, sharper").
 const ORDER_SCALE: f32 = 10.0;
 
 /// The most doublings either way: a new node's numbers lie between 1 and 256.
