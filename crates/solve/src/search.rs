@@ -638,13 +638,13 @@ impl Prover {
         numbers
     }
 
-    /// How much a settled position would add to a strategy, as a rank: 0 for one already in
-    /// it (`seen`) or ended by the rules or the tables, else the work level its table entry
+    /// How much a settled position the strategy does not cover yet would add to it, as a
+    /// rank: 0 for one ended by the rules or the tables, else the work level its table entry
     /// keeps (the nodes its proof took, about 4 levels a doubling), and past every level for
     /// one only its placement's edge settles (its proof is gone from the table and would be
     /// searched again). Choosing the cheapest keeps strategies small.
-    fn proof_cost(&mut self, pos: &Position, seen: Option<&Met>) -> u16 {
-        if seen.is_some_and(|s| s.covered(&NodeKey::of(pos))) || self.decided(pos).is_some() {
+    fn proof_cost(&mut self, pos: &Position) -> u16 {
+        if self.decided(pos).is_some() {
             return 0;
         }
         self.table.level(node_key(pos)).map_or(256, u16::from)
@@ -674,7 +674,7 @@ impl Prover {
                 if !me.settled(c, for_attacker) {
                     continue;
                 }
-                let cost = me.proof_cost(c, seen);
+                let cost = me.proof_cost(c);
                 if best.is_none_or(|(b, _)| cost < b) {
                     best = Some((cost, i));
                     if cost == 0 {
